@@ -1,0 +1,145 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import ContentTypes
+import SystemPackage
+
+/// A file's content type with the evidence behind it.
+public struct Classification: Sendable {
+    /// The path as given.
+    public var path: FilePath
+    /// The winning type.
+    public var contentType: UTType
+    /// The canonical MIME type of the winning evidence.
+    public var mimeType: String?
+    /// Why the winner won.
+    public var reason: ClassificationReason
+    /// What `lstat` said; nil when the path could not be examined.
+    public var status: FileStatus?
+    /// libmagic's answer; nil for files that were not opened.
+    public var magic: MagicEvidence?
+    /// What the name's globs say, best first.
+    public var nameCandidates: [NameCandidate]
+    /// For a symbolic link, its target.
+    public var symlinkTarget: String?
+    /// The bytes read for libmagic, kept for the document that opens the file next.
+    public var prefix: FilePrefix?
+    /// A problem met on the way; the classification still stands (typed by name, or as data).
+    public var error: Errno?
+}
+
+/// Classifies files: `lstat`, one bounded read, libmagic on the bytes, globs on the name,
+/// resolved through conformance.
+///
+/// Not thread-safe: it owns a libmagic handle. Give each worker its own.
+public final class Classifier {
+    /// The registry types come from.
+    public let registry: UTTypeRegistry
+    /// The resolver that weighs content against name.
+    public let resolver: ContentTypeResolver
+    /// How many bytes of a file libmagic sees.
+    public let prefixLimit: Int
+    private let magic: MagicHandle
+
+    /// The default number of bytes read for classification: enough for every libmagic test
+    /// that matters to an indexer (ISO 9660 volumes are recognised at 32 KiB).
+    public static let defaultPrefixLimit = 64 * 1024
+
+    /// A classifier with its own libmagic handle.
+    public init(registry: UTTypeRegistry = .shared, prefixLimit: Int = Classifier.defaultPrefixLimit,
+                magicDatabase: String? = nil) throws(MagicError) {
+        self.registry = registry
+        self.resolver = ContentTypeResolver(registry: registry)
+        self.prefixLimit = prefixLimit
+        self.magic = try MagicHandle(databasePath: magicDatabase, maxBytes: prefixLimit)
+    }
+
+    /// Classifies the file at `path`. Never throws: problems are recorded on the result.
+    ///
+    /// - Parameter describe: also ask libmagic for its description (a second pass over the bytes).
+    public func classify(_ path: FilePath, describe: Bool = false) -> Classification {
+        let name = path.lastComponent?.string ?? path.string
+        let candidates = resolver.nameCandidates(fileName: name)
+        var result = Classification(
+            path: path, contentType: UTType.data(in: registry), mimeType: nil, reason: .contentOnly,
+            status: nil, magic: nil, nameCandidates: candidates, symlinkTarget: nil, prefix: nil, error: nil)
+        let status: FileStatus
+        do {
+            status = try FileStatus.lstat(path)
+        } catch {
+            result.error = error
+            apply(resolver.resolve(magicMIMEType: nil, candidates: candidates, isEmpty: false), to: &result)
+            return result
+        }
+        result.status = status
+        switch status.kind {
+        case .regular:
+            break
+        case .symbolicLink:
+            let target = Self.readLink(path) ?? "?"
+            var s = stat()
+            let dangling = path.withPlatformString { stat($0, &s) } != 0
+            result.symlinkTarget = target
+            result.contentType = registry.typeOrDynamic(mimeType: "inode/symlink")
+            result.mimeType = "inode/symlink"
+            result.reason = .symbolicLink(target: target, dangling: dangling)
+            return result
+        default:
+            let mime = status.kind.inodeMIMEType ?? "application/octet-stream"
+            result.contentType = registry.typeOrDynamic(mimeType: mime)
+            result.mimeType = mime
+            result.reason = .special(status.kind)
+            return result
+        }
+        do {
+            let prefix = try FilePrefix.read(path, limit: prefixLimit, expected: status)
+            result.prefix = prefix
+            return classify(bytes: prefix.bytes, candidates: candidates, isEmpty: prefix.bytes.isEmpty,
+                            describe: describe, into: result)
+        } catch {
+            result.error = error
+            apply(resolver.resolve(magicMIMEType: nil, candidates: candidates, isEmpty: false), to: &result)
+            return result
+        }
+    }
+
+    /// Classifies `bytes` as if they were the start of a file called `fileName` (no disk access).
+    public func classify(bytes: [UInt8], fileName: String, describe: Bool = false) -> Classification {
+        let candidates = resolver.nameCandidates(fileName: fileName)
+        let result = Classification(
+            path: FilePath(fileName), contentType: UTType.data(in: registry), mimeType: nil, reason: .contentOnly,
+            status: nil, magic: nil, nameCandidates: candidates, symlinkTarget: nil,
+            prefix: FilePrefix(bytes: bytes, isWholeFile: true), error: nil)
+        return classify(bytes: bytes, candidates: candidates, isEmpty: bytes.isEmpty, describe: describe, into: result)
+    }
+
+    private func classify(bytes: [UInt8], candidates: [NameCandidate], isEmpty: Bool, describe: Bool,
+                          into result: Classification) -> Classification {
+        var result = result
+        do {
+            let evidence = try bytes.withUnsafeBytes { buffer throws(MagicError) in try magic.evidence(for: buffer, describe: describe) }
+            result.magic = evidence
+            apply(resolver.resolve(magicMIMEType: evidence.mimeType, candidates: candidates, isEmpty: isEmpty), to: &result)
+        } catch {
+            result.magic = nil
+            apply(resolver.resolve(magicMIMEType: nil, candidates: candidates, isEmpty: isEmpty), to: &result)
+        }
+        return result
+    }
+
+    private func apply(_ resolution: ContentTypeResolver.Resolution, to result: inout Classification) {
+        result.contentType = resolution.type
+        result.mimeType = resolution.mimeType
+        result.reason = resolution.reason
+    }
+
+    /// The target of the symbolic link at `path`.
+    ///
+    /// The corresponding C function is `readlink`.
+    static func readLink(_ path: FilePath) -> String? {
+        var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+        let n = path.withPlatformString { readlink($0, &buffer, buffer.count - 1) }
+        guard n >= 0 else { return nil }
+        return String(decoding: buffer[..<n].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+}

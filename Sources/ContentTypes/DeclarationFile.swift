@@ -1,0 +1,133 @@
+import Foundation
+import Yams
+
+/// Reads declaration files: a YAML list of entries with `identifier`, `conformsTo`,
+/// `description`, `mimeTypes` and `extensions`.
+///
+/// A malformed entry is reported with its file and line and skipped; the rest loads.
+/// A file that is not YAML at all is one diagnostic and no declarations.
+public enum DeclarationFile {
+    /// The keys an entry may have.
+    static let knownKeys: Set<String> = ["identifier", "conformsTo", "description", "mimeTypes", "extensions"]
+
+    /// Parses `text`, naming `file` in diagnostics; `userFile` marks entries as the user's.
+    public static func parse(
+        _ text: String, file: String, isUserFile: Bool
+    ) -> (declarations: [UTTypeDeclaration], diagnostics: [DeclarationDiagnostic]) {
+        var diagnostics: [DeclarationDiagnostic] = []
+        let root: Node?
+        do {
+            root = try Yams.compose(yaml: text)
+        } catch let error as YamlError {
+            let (line, problem) = lineAndProblem(of: error)
+            return ([], [DeclarationDiagnostic(file: file, line: line, message: "not valid YAML: \(problem)")])
+        } catch {
+            return ([], [DeclarationDiagnostic(file: file, line: nil, message: "not valid YAML: \(error)")])
+        }
+        guard let root else { return ([], []) }  // an empty file declares nothing
+        guard let entries = root.sequence else {
+            return ([], [DeclarationDiagnostic(
+                file: file, line: root.mark?.line,
+                message: "expected a list of type declarations (lines starting with '- identifier: ...')")])
+        }
+        var declarations: [UTTypeDeclaration] = []
+        for entry in entries {
+            let line = entry.mark?.line
+            switch declaration(from: entry) {
+            case .success(var declaration):
+                if isUserFile { declaration.origin = .user(file: file, line: line ?? 0) }
+                declarations.append(declaration)
+            case .failure(let problem):
+                diagnostics.append(DeclarationDiagnostic(file: file, line: problem.line ?? line, message: problem.message + "; entry skipped"))
+            }
+        }
+        return (declarations, diagnostics)
+    }
+
+    /// Reads and parses the file at `path`; a missing file declares nothing.
+    public static func load(path: String, isUserFile: Bool) -> (declarations: [UTTypeDeclaration], diagnostics: [DeclarationDiagnostic]) {
+        guard FileManager.default.fileExists(atPath: path) else { return ([], []) }
+        guard let data = FileManager.default.contents(atPath: path) else {
+            return ([], [DeclarationDiagnostic(file: path, line: nil, message: "cannot be read; check its permissions")])
+        }
+        guard let text = String(data: data, encoding: .utf8) else {
+            return ([], [DeclarationDiagnostic(file: path, line: nil, message: "is not UTF-8 text")])
+        }
+        return parse(text, file: path, isUserFile: isUserFile)
+    }
+
+    private struct Problem: Error {
+        var line: Int?
+        var message: String
+    }
+
+    private static func declaration(from node: Node) -> Result<UTTypeDeclaration, Problem> {
+        guard let mapping = node.mapping else {
+            return .failure(Problem(message: "a declaration must be a mapping with at least 'identifier'"))
+        }
+        var fields: [String: Node] = [:]
+        for (key, value) in mapping {
+            guard let name = key.string else {
+                return .failure(Problem(line: key.mark?.line, message: "keys must be strings"))
+            }
+            guard knownKeys.contains(name) else {
+                return .failure(Problem(
+                    line: key.mark?.line,
+                    message: "unknown key '\(name)' (expected one of: \(knownKeys.sorted().joined(separator: ", ")))"))
+            }
+            fields[name] = value
+        }
+        guard let idNode = fields["identifier"] else {
+            return .failure(Problem(message: "missing 'identifier'"))
+        }
+        guard let identifier = idNode.scalar?.string, UTTypeDeclaration.isValidIdentifier(identifier) else {
+            return .failure(Problem(
+                line: idNode.mark?.line,
+                message: "'identifier' must be a reverse-DNS name such as com.example.notes"))
+        }
+        func list(_ key: String, validate: (String) -> Bool, expected: String) -> Result<[String], Problem> {
+            guard let value = fields[key] else { return .success([]) }
+            let items: [Node]
+            if let sequence = value.sequence { items = Array(sequence) }
+            else if value.scalar != nil { items = [value] }
+            else { return .failure(Problem(line: value.mark?.line, message: "'\(key)' must be a list of \(expected)")) }
+            var strings: [String] = []
+            for item in items {
+                guard let s = item.scalar?.string, validate(s) else {
+                    return .failure(Problem(line: item.mark?.line ?? value.mark?.line, message: "'\(key)' must be a list of \(expected)"))
+                }
+                strings.append(s)
+            }
+            return .success(strings)
+        }
+        do {
+            let conformsTo = try list("conformsTo", validate: UTTypeDeclaration.isValidIdentifier, expected: "type identifiers").get()
+            let mimeTypes = try list("mimeTypes", validate: MIMEType.isValid, expected: "MIME types such as text/x-notes").get()
+                .map { $0.lowercased() }
+            let extensions = try list("extensions", validate: { !$0.isEmpty && !$0.contains("/") && !$0.hasPrefix(".") },
+                                      expected: "filename extensions without the dot").get()
+            var description: String?
+            if let d = fields["description"] {
+                guard let s = d.scalar?.string else {
+                    return .failure(Problem(line: d.mark?.line, message: "'description' must be text"))
+                }
+                description = s
+            }
+            return .success(UTTypeDeclaration(
+                identifier: identifier, conformsTo: conformsTo, description: description,
+                mimeTypes: mimeTypes, filenameExtensions: extensions))
+        } catch {
+            return .failure(error)
+        }
+    }
+
+    private static func lineAndProblem(of error: YamlError) -> (Int?, String) {
+        switch error {
+        case .scanner(_, let problem, let mark, _), .parser(_, let problem, let mark, _),
+             .composer(_, let problem, let mark, _):
+            return (mark.line, problem)
+        default:
+            return (nil, "\(error)")
+        }
+    }
+}

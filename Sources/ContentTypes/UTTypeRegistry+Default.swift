@@ -1,0 +1,51 @@
+import Foundation
+
+extension UTTypeRegistry {
+    /// The registry built from Docent's declarations, the system's shared-mime-info
+    /// database and the user's declaration file, as found through the environment.
+    public static let shared: UTTypeRegistry = load()
+
+    /// Where Docent's shipped declarations are named in diagnostics.
+    public static let builtInDeclarationsName = "Config/content-types.yaml"
+
+    /// Docent's own declarations (layer 1), compiled into the binary from `Config/content-types.yaml`.
+    public static func builtInDeclarations() -> (declarations: [UTTypeDeclaration], diagnostics: [DeclarationDiagnostic]) {
+        DeclarationFile.parse(
+            String(decoding: PackageResources.content_types_yaml, as: UTF8.self),
+            file: builtInDeclarationsName, isUserFile: false)
+    }
+
+    /// Docent's configuration directory: `$DOCENT_CONFIG_DIR`, else `$XDG_CONFIG_HOME/docent`,
+    /// else `~/.config/docent`.
+    public static func configDirectory(environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
+        if let dir = environment["DOCENT_CONFIG_DIR"], !dir.isEmpty { return dir }
+        if let xdg = environment["XDG_CONFIG_HOME"], !xdg.isEmpty { return xdg + "/docent" }
+        return (environment["HOME"] ?? NSHomeDirectory()) + "/.config/docent"
+    }
+
+    /// The user's declaration file: `content-types.yaml` in the configuration directory.
+    public static func userDeclarationsPath(environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
+        configDirectory(environment: environment) + "/content-types.yaml"
+    }
+
+    /// Loads the three layers from the places `environment` points to.
+    public static func load(environment: [String: String] = ProcessInfo.processInfo.environment) -> UTTypeRegistry {
+        load(mimeDirectories: SharedMIMEInfo.defaultDirectories(environment: environment),
+             userFiles: [userDeclarationsPath(environment: environment)])
+    }
+
+    /// Loads Docent's declarations, the shared-mime-info databases in `mimeDirectories`
+    /// (highest priority first) and the user declaration files `userFiles` (later ones win).
+    public static func load(mimeDirectories: [String], userFiles: [String]) -> UTTypeRegistry {
+        let builtIn = builtInDeclarations()
+        var diagnostics = builtIn.diagnostics
+        var user: [UTTypeDeclaration] = []
+        for file in userFiles {
+            let loaded = DeclarationFile.load(path: file, isUserFile: true)
+            user += loaded.declarations
+            diagnostics += loaded.diagnostics
+        }
+        return build(builtIn: builtIn.declarations, mimeInfo: SharedMIMEInfo.load(directories: mimeDirectories),
+                     user: user, diagnostics: diagnostics)
+    }
+}

@@ -1,0 +1,45 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Writing to standard output and standard error; a closed pipe ends the program quietly.
+enum Output {
+    /// Whether standard output is a terminal.
+    static let isTerminal = isatty(STDOUT_FILENO) == 1
+
+    static func line(_ text: String) {
+        var text = text
+        text.append("\n")
+        text.withUTF8 { buffer in
+            var offset = 0
+            while offset < buffer.count {
+                let n = write(STDOUT_FILENO, buffer.baseAddress! + offset, buffer.count - offset)
+                if n < 0 {
+                    if errno == EINTR { continue }
+                    exit(errno == EPIPE ? 0 : 2)  // the reader went away: not an error
+                }
+                offset += n
+            }
+        }
+    }
+
+    static func error(_ text: String) {
+        FileHandle.standardError.write(Data(("docent: " + text + "\n").utf8))
+    }
+
+    static func warning(_ text: String) {
+        FileHandle.standardError.write(Data(("docent: warning: " + text + "\n").utf8))
+    }
+
+    /// One JSON object on one line, keys sorted so output is stable.
+    static func json(_ object: [String: Any]) {
+        guard let data = try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes]) else {
+            return
+        }
+        line(String(decoding: data, as: UTF8.self))
+    }
+
+    /// Ignore SIGPIPE so a closed pipe surfaces as EPIPE, handled in `line`.
+    static func ignoreSIGPIPE() { signal(SIGPIPE, SIG_IGN) }
+}
