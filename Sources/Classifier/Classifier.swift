@@ -117,7 +117,11 @@ public final class Classifier {
                           into result: Classification) -> Classification {
         var result = result
         do {
-            let evidence = try bytes.withUnsafeBytes { buffer throws(MagicError) in try magic.evidence(for: buffer, describe: describe) }
+            var evidence = try bytes.withUnsafeBytes { buffer throws(MagicError) in try magic.evidence(for: buffer, describe: describe) }
+            if evidence.mimeType == "application/x-sharedlib", ELFHeader.isPositionIndependentExecutable(bytes) {
+                // libmagic tells PIE executables from libraries only when it can read the whole file.
+                evidence.mimeType = "application/x-pie-executable"
+            }
             result.magic = evidence
             apply(resolver.resolve(magicMIMEType: evidence.mimeType, candidates: candidates, isEmpty: isEmpty), to: &result)
         } catch {

@@ -42,6 +42,8 @@ enum LibmagicSpellings {
         "application/x-ms-ne-executable": "application/x-ms-dos-executable",
         "image/vnd.djvu+multipage": "image/vnd.djvu",
         "font/sfnt": "font/ttf",
+        "image/x-portable-greymap": "image/x-portable-graymap",
+        "application/x-pie-executable": "application/x-executable",
     ]
 
     /// The shared-mime-info spelling of libmagic's `mime` (lower-cased, without parameters).

@@ -31,7 +31,7 @@ public struct UTType: Sendable, Hashable, CustomStringConvertible, CustomDebugSt
             default: "_"
             }
         }.joined()
-        let kind = tagClass == .mimeType ? "mime" : "ext"
+        let kind = tagClass == .mimeType ? "mime" : "ext"  // "/" becomes "_" above: dyn.mime.image_x-foo
         self.identifier = "dyn.\(kind).\(encoded)"
         self.registry = registry
         self.dynamic = Dynamic(tagClass: tagClass, tag: tag, supertype: supertype)
