@@ -115,15 +115,15 @@ public struct ContentTypeResolver: Sendable {
         if isEmpty || mime == "application/x-zerosize" {
             return Resolution(type: best.type, mimeType: best.mimeType, reason: .empty(name: best.type.identifier))
         }
-        // 1. A name type that is a kind of the content's type is the more specific answer.
+        // 1. libmagic knows nothing: the name is the only evidence.
+        if mime == "application/octet-stream" {
+            return Resolution(type: best.type, mimeType: best.mimeType, reason: .contentUnknown(name: best.type.identifier))
+        }
+        // 2. A name type that is a kind of the content's type is the more specific answer.
         for candidate in candidates where refines(candidate, content: content, contentMIME: mime) {
             if candidate.type == content { return Resolution(type: content, mimeType: candidate.mimeType ?? mime, reason: .contentAndNameAgree) }
             return Resolution(type: candidate.type, mimeType: candidate.mimeType,
                               reason: .nameRefinesContent(name: candidate.type.identifier, content: content.identifier))
-        }
-        // 2. libmagic knows nothing: the name is the only evidence.
-        if mime == "application/octet-stream" {
-            return Resolution(type: best.type, mimeType: best.mimeType, reason: .contentUnknown(name: best.type.identifier))
         }
         // 3. Content more specific than the name.
         if let candidate = candidates.first(where: { content.isSubtype(of: $0.type) }) {

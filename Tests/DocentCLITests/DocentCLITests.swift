@@ -1,0 +1,155 @@
+import Foundation
+import Testing
+
+/// Runs the built `docent` binary the way a user does.
+struct Docent {
+    static var binary: URL {
+        // The test bundle sits beside the products in the build directory.
+        var dir = Bundle.main.bundleURL
+        for _ in 0..<3 {
+            let candidate = dir.appendingPathComponent("docent")
+            if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
+            dir = dir.deletingLastPathComponent()
+        }
+        return URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent(".build/debug/docent")
+    }
+
+    struct Result {
+        var status: Int32
+        var stdout: String
+        var stderr: String
+        var jsonLines: [[String: Any]] {
+            stdout.split(separator: "\n").compactMap {
+                (try? JSONSerialization.jsonObject(with: Data($0.utf8))) as? [String: Any]
+            }
+        }
+    }
+
+    static func run(_ arguments: [String], environment: [String: String] = [:]) throws -> Result {
+        let process = Process()
+        process.executableURL = binary
+        process.arguments = arguments
+        var env = ProcessInfo.processInfo.environment
+        env["DOCENT_CONFIG_DIR"] = "/nonexistent/docent-test-config"
+        for (k, v) in environment { env[k] = v }
+        process.environment = env
+        let out = Pipe(), err = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        try process.run()
+        let stdout = out.fileHandleForReading.readDataToEndOfFile()
+        let stderr = err.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return Result(status: process.terminationStatus, stdout: String(decoding: stdout, as: UTF8.self),
+                      stderr: String(decoding: stderr, as: UTF8.self))
+    }
+}
+
+@Suite("docent info and docent types, end to end")
+struct DocentCLITests {
+    static func tempDir() throws -> String {
+        let dir = NSTemporaryDirectory() + "docent-cli-" + UUID().uuidString
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        return dir
+    }
+
+    @Test("info --json prints one object per file with the documented keys")
+    func infoJSON() throws {
+        let dir = try Self.tempDir()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        try "print('hello')\n".write(toFile: dir + "/hello.py", atomically: false, encoding: .utf8)
+        let r = try Docent.run(["info", "--json", dir + "/hello.py", "/usr/share/doc/shared-mime-info/shared-mime-info-spec.pdf"])
+        #expect(r.status == 0, "\(r.stderr)")
+        let objects = r.jsonLines
+        try #require(objects.count == 2)
+        for key in ["path", "contentType", "mimeType", "conformsTo", "magic", "reason"] {
+            #expect(objects.allSatisfy { $0[key] != nil }, "missing \(key)")
+        }
+        #expect(objects[0]["contentType"] as? String == "public.python-script")
+        #expect((objects[0]["conformsTo"] as? [String])?.contains("public.source-code") == true)
+        let magic = try #require(objects[0]["magic"] as? [String: Any])
+        #expect(magic["mimeType"] is String)
+        #expect(magic["description"] is String)
+        #expect(objects[1]["contentType"] as? String == "com.adobe.pdf")
+        #expect(objects[1]["mimeType"] as? String == "application/pdf")
+    }
+
+    @Test("A missing file is an error on that file: the others are shown, exit status 2 at the end")
+    func missingFile() throws {
+        let r = try Docent.run(["info", "--json", "/nonexistent/a.txt", "/etc/passwd"])
+        #expect(r.status == 2)
+        #expect(r.stderr.contains("/nonexistent/a.txt"))
+        #expect(r.jsonLines.contains { $0["path"] as? String == "/etc/passwd" && $0["contentType"] as? String == "public.plain-text" })
+        #expect(r.jsonLines.contains { $0["path"] as? String == "/nonexistent/a.txt" && $0["error"] != nil })
+    }
+
+    @Test("Human output names the type, its chain, libmagic's view, the name evidence and the reason")
+    func infoText() throws {
+        let r = try Docent.run(["info", "/usr/include/magic.h"])
+        #expect(r.status == 0)
+        for needle in ["public.c-header", "public.source-code", "libmagic:", "*.h", "reason:"] {
+            #expect(r.stdout.contains(needle), "missing \(needle) in \(r.stdout)")
+        }
+    }
+
+    @Test("info --recursive walks a tree and types a FIFO without blocking")
+    func recursive() throws {
+        let dir = try Self.tempDir()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        try FileManager.default.createDirectory(atPath: dir + "/a/b", withIntermediateDirectories: true)
+        try "x = 1\n".write(toFile: dir + "/a/b/x.py", atomically: false, encoding: .utf8)
+        try "# T\n".write(toFile: dir + "/a/readme.md", atomically: false, encoding: .utf8)
+        #expect(mkfifo(dir + "/a/pipe", 0o644) == 0)
+        let r = try Docent.run(["info", "-r", "--json", dir])
+        #expect(r.status == 0, "\(r.stderr)")
+        let types = Dictionary(uniqueKeysWithValues: r.jsonLines.map {
+            (($0["path"] as? String ?? "").replacingOccurrences(of: dir + "/", with: ""), $0["contentType"] as? String ?? "")
+        })
+        #expect(types == ["a/b/x.py": "public.python-script", "a/readme.md": "net.daringfireball.markdown",
+                          "a/pipe": "org.freedesktop.mime.inode.fifo"])
+    }
+
+    @Test("Bad usage is a clear message and exit status 2", arguments: [
+        ["info", "--no-such-flag", "/etc/passwd"],
+        ["info"],
+        ["types", "com.example.no-such-type"],
+        ["frobnicate"],
+    ])
+    func badUsage(arguments: [String]) throws {
+        let r = try Docent.run(arguments)
+        #expect(r.status == 2, "\(arguments): \(r.stderr)")
+        #expect(!r.stderr.isEmpty)
+    }
+
+    @Test("types lists, filters by conformance, and shows one type")
+    func types() throws {
+        let images = try Docent.run(["types", "--conforming-to", "public.image", "--json"])
+        #expect(images.status == 0)
+        let ids = Set(images.jsonLines.compactMap { $0["identifier"] as? String })
+        #expect(ids.isSuperset(of: ["public.png", "public.svg-image", "public.jpeg", "org.freedesktop.mime.image.x-xcf"]))
+        #expect(!ids.contains("public.plain-text"))
+
+        let one = try Docent.run(["types", "public.source-code", "--json"])
+        let object = try #require(one.jsonLines.first)
+        #expect((object["subtypes"] as? [String])?.contains("public.swift-source") == true)
+        #expect((object["conformsTo"] as? [String])?.first == "public.plain-text")
+
+        let byMIME = try Docent.run(["types", "image/png"])
+        #expect(byMIME.stdout.hasPrefix("public.png"))
+        #expect(byMIME.stdout.contains(".png"))
+    }
+
+    @Test("A malformed user declaration is reported with file and line; the run goes on")
+    func userDeclarationDiagnostics() throws {
+        let dir = try Self.tempDir()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        try "- identifier: com.example.notes\n  conformsTo: [public.plain-text]\n  extensions: [notes]\n- identifier: bad id\n"
+            .write(toFile: dir + "/content-types.yaml", atomically: false, encoding: .utf8)
+        try "hello\n".write(toFile: dir + "/monday.notes", atomically: false, encoding: .utf8)
+        let r = try Docent.run(["info", "--json", dir + "/monday.notes"], environment: ["DOCENT_CONFIG_DIR": dir])
+        #expect(r.status == 0)
+        #expect(r.stderr.contains(dir + "/content-types.yaml:4"))
+        #expect(r.jsonLines.first?["contentType"] as? String == "com.example.notes")
+    }
+}
