@@ -1,0 +1,11 @@
+import ArgumentParser
+
+/// `docent-bench`: benchmarks that print figures beside baselines measured in the same run.
+@main
+struct Bench: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "docent-bench",
+        abstract: "Benchmarks for Docent, each against baselines measured in the same run.",
+        subcommands: [ClassifyBench.self]
+    )
+}
