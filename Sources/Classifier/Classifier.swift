@@ -39,6 +39,8 @@ public final class Classifier {
     public let resolver: ContentTypeResolver
     /// How many bytes of a file libmagic sees.
     public let prefixLimit: Int
+    /// Whether a name the bytes cheaply confirm skips libmagic (see `confirmName`).
+    public let useNameConfirmation: Bool
     private let magic: MagicHandle
 
     /// The default number of bytes read for classification: enough for every libmagic test
@@ -47,8 +49,9 @@ public final class Classifier {
 
     /// A classifier with its own libmagic handle.
     public init(registry: UTTypeRegistry = .shared, prefixLimit: Int = Classifier.defaultPrefixLimit,
-                magicDatabase: String? = nil) throws(MagicError) {
+                magicDatabase: String? = nil, useNameConfirmation: Bool = true) throws(MagicError) {
         self.registry = registry
+        self.useNameConfirmation = useNameConfirmation
         self.resolver = ContentTypeResolver(registry: registry)
         self.prefixLimit = prefixLimit
         self.magic = try MagicHandle(databasePath: magicDatabase, maxBytes: prefixLimit)
@@ -94,6 +97,10 @@ public final class Classifier {
         do {
             let prefix = try FilePrefix.read(path, limit: prefixLimit, expected: status)
             result.prefix = prefix
+            if !describe, let confirmed = confirmName(candidates, bytes: prefix.bytes) {
+                apply(confirmed, to: &result)
+                return result
+            }
             return classify(bytes: prefix.bytes, candidates: candidates, isEmpty: prefix.bytes.isEmpty,
                             describe: describe, into: result)
         } catch {
@@ -129,6 +136,23 @@ public final class Classifier {
             apply(resolver.resolve(magicMIMEType: nil, candidates: candidates, isEmpty: isEmpty), to: &result)
         }
         return result
+    }
+
+    /// The name's type, when it is unambiguous and the bytes confirm it cheaply (its format's
+    /// signature, or text for a text type); nil when libmagic must look.
+    ///
+    /// Resolution would give the same answer (the name refines or wins over what libmagic
+    /// would say), so this saves libmagic's work and changes no outcome. `describe` asks for
+    /// libmagic's full evidence and so never takes this path.
+    private func confirmName(_ candidates: [NameCandidate], bytes: [UInt8]) -> ContentTypeResolver.Resolution? {
+        guard useNameConfirmation, let best = candidates.first else { return nil }
+        // Ambiguous names (two types at the top weight) need the content to decide.
+        if candidates.count > 1, candidates[1].weight == best.weight, candidates[1].type != best.type,
+           candidates[1].pattern.utf8.count == best.pattern.utf8.count {
+            return nil
+        }
+        guard let how = ContentSignature.confirm(best, bytes: bytes, registry: registry) else { return nil }
+        return .init(type: best.type, mimeType: best.mimeType, reason: .nameConfirmed(name: best.type.identifier, by: how))
     }
 
     private func apply(_ resolution: ContentTypeResolver.Resolution, to result: inout Classification) {

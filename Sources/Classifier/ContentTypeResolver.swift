@@ -10,6 +10,8 @@ public enum ClassificationReason: Sendable, Hashable, CustomStringConvertible {
     case contentOnly
     /// Content and name say the same.
     case contentAndNameAgree
+    /// The name's type, confirmed cheaply by the bytes (its signature, or text for a text type).
+    case nameConfirmed(name: String, by: String)
     /// The name's type is a kind of the content's type, so it is the more specific answer.
     case nameRefinesContent(name: String, content: String)
     /// The content's type is a kind of the name's type, so it is the more specific answer.
@@ -32,6 +34,7 @@ public enum ClassificationReason: Sendable, Hashable, CustomStringConvertible {
             dangling ? "dangling symbolic link to \(target): typed from lstat" : "symbolic link to \(target): not followed"
         case .contentOnly: "content: no glob matches the name"
         case .contentAndNameAgree: "content and name agree"
+        case .nameConfirmed(let name, let how): "the name says \(name) and the bytes confirm it (\(how))"
         case .nameRefinesContent(let name, let content): "name refines content: \(name) is a kind of \(content)"
         case .contentRefinesName(let content, let name): "content refines name: \(content) is a kind of \(name)"
         case .nameWinsBetweenTexts(let name, let content):
@@ -50,6 +53,7 @@ public enum ClassificationReason: Sendable, Hashable, CustomStringConvertible {
         case .symbolicLink: "symlink"
         case .contentOnly: "content"
         case .contentAndNameAgree: "agree"
+        case .nameConfirmed: "name-confirmed"
         case .nameRefinesContent: "name-refines-content"
         case .contentRefinesName: "content-refines-name"
         case .nameWinsBetweenTexts: "name-over-text-guess"
@@ -136,7 +140,8 @@ public struct ContentTypeResolver: Sendable {
         }
         // 4. Both text: the name wins over libmagic's heuristics.
         let textType = UTType.text(in: registry)
-        if content.conforms(to: textType), let candidate = candidates.first(where: { $0.type.conforms(to: textType) }) {
+        let contentIsText = content.conforms(to: textType) || registry.mimeType(mime, isA: "text/plain")
+        if contentIsText, let candidate = candidates.first(where: { $0.type.conforms(to: textType) }) {
             return Resolution(type: candidate.type, mimeType: candidate.mimeType,
                               reason: .nameWinsBetweenTexts(name: candidate.type.identifier, content: content.identifier))
         }

@@ -91,7 +91,10 @@ struct ClassifyBench: ParsableCommand {
         let registry = UTTypeRegistry.shared
         let gioOut = work + "/gio.txt", magicOut = work + "/magic.txt"
         log("gio info over every file (for agreement)…")
-        try Measure.shell("xargs -0 -P2 -n 500 gio info -a standard::content-type < '\(list0)'", stdoutPath: gioOut)
+        // Each gio process writes its own file: two writers on one pipe would interleave blocks.
+        try FileManager.default.createDirectory(atPath: work + "/gio", withIntermediateDirectories: true)
+        try Measure.shell("xargs -0 -P2 -n 500 sh -c 'gio info -a standard::content-type \"$@\" > \"$(mktemp -p \"$0\")\"' '\(work)/gio' < '\(list0)'")
+        try Measure.shell("cat '\(work)'/gio/*", stdoutPath: gioOut)
         try Measure.shell("file --mime-type -f '\(work)/files.lst'", stdoutPath: magicOut)
         var gio: [String: String] = [:]
         var currentPath: String?
