@@ -53,10 +53,11 @@ let package = Package(
                 .product(name: "SystemPackage", package: "swift-system"),
             ]
         ),
-        .testTarget(name: "ContentTypesTests", dependencies: ["ContentTypes"]),
+        .target(name: "TestSupport", path: "Tests/TestSupport"),
+        .testTarget(name: "ContentTypesTests", dependencies: ["ContentTypes", "TestSupport"]),
         .testTarget(
             name: "ClassifierTests",
-            dependencies: ["Classifier", "ContentTypes", "Watcher",
+            dependencies: ["Classifier", "ContentTypes", "Watcher", "TestSupport",
                            .product(name: "SystemPackage", package: "swift-system")]
         ),
         .testTarget(name: "DocentCLITests", dependencies: ["ContentTypes"]),

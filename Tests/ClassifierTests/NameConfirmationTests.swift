@@ -1,5 +1,6 @@
 import Foundation
 import SystemPackage
+import TestSupport
 import Testing
 @testable import Classifier
 @testable import ContentTypes

@@ -1,10 +1,10 @@
 import Foundation
 
 /// A fresh directory for one test, removed when the value is released.
-final class TemporaryDirectory {
-    let path: String
+public final class TemporaryDirectory {
+    public let path: String
 
-    init() throws {
+    public init() throws {
         let template = NSTemporaryDirectory() + "docent-test-XXXXXX"
         var bytes = Array(template.utf8CString)
         guard mkdtemp(&bytes) != nil else { throw CocoaError(.fileWriteUnknown) }
@@ -14,7 +14,7 @@ final class TemporaryDirectory {
     deinit { try? FileManager.default.removeItem(atPath: path) }
 
     @discardableResult
-    func write(_ relative: String, _ text: String) throws -> String {
+    public func write(_ relative: String, _ text: String) throws -> String {
         let full = path + "/" + relative
         try FileManager.default.createDirectory(atPath: (full as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
         try text.write(toFile: full, atomically: false, encoding: .utf8)
