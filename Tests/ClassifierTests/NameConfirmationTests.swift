@@ -25,7 +25,7 @@ struct NameConfirmationTests {
     func confirm(name: String, bytes: [UInt8], expected: String, reason: String) throws {
         let dir = try TemporaryDirectory()
         let path = dir.path + "/" + name
-        FileManager.default.createFile(atPath: path, contents: Data(bytes))
+        try #require(FileManager.default.createFile(atPath: path, contents: Data(bytes)))
         let result = try Classifier().classify(FilePath(path))
         #expect(result.reason.code == reason, "\(name): \(result.reason)")
         #expect(result.contentType.identifier == expected, "\(name): \(result.reason)")
