@@ -1,3 +1,4 @@
+import Foundation
 import ArgumentParser
 import Classifier
 import ContentTypes
@@ -117,7 +118,7 @@ enum InfoFormat {
                 return n
             },
         ]
-        o["mimeType"] = r.mimeType ?? NSNullish.value
+        o["mimeType"] = r.mimeType ?? NSNull()
         if let p = type.preferredMIMEType { o["preferredMIMEType"] = p }
         if let d = type.localizedDescription { o["description"] = d }
         if let magic = r.magic {
@@ -126,7 +127,7 @@ enum InfoFormat {
             if let d = magic.description { m["description"] = d }
             o["magic"] = m
         } else {
-            o["magic"] = NSNullish.value
+            o["magic"] = NSNull()
         }
         if let s = r.status {
             o["kind"] = s.kind.rawValue
