@@ -45,12 +45,8 @@ public struct GlobTable: Sendable {
         for rule in rules { add(rule) }
     }
 
-    /// The number of rules.
-    public private(set) var count = 0
-
     /// Adds a rule.
     public mutating func add(_ rule: GlobRule) {
-        count += 1
         let p = rule.pattern
         if !p.contains(where: { $0 == "*" || $0 == "?" || $0 == "[" }) {
             literals[rule.caseSensitive ? p : p.lowercased(), default: []].append(rule)
@@ -61,19 +57,6 @@ public struct GlobTable: Sendable {
         } else {
             patterns.append(rule)
         }
-    }
-
-    /// Removes every rule for `mimeType` (the `__NOGLOBS__` marker of a higher-priority directory).
-    public mutating func removeRules(for mimeType: String) {
-        func strip(_ d: inout [String: [GlobRule]]) {
-            for (k, v) in d {
-                let kept = v.filter { $0.mimeType != mimeType }
-                if kept.count != v.count { d[k] = kept.isEmpty ? nil : kept }
-            }
-        }
-        strip(&literals)
-        strip(&suffixes)
-        patterns.removeAll { $0.mimeType == mimeType }
     }
 
     /// The rules matching `name` (a file name, not a path), best first.

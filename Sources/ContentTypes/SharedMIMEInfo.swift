@@ -16,8 +16,6 @@ public struct SharedMIMEInfo: Sendable {
     public var parents: [String: [String]] = [:]
     /// Glob rules, in the order found.
     public var globs: [GlobRule] = []
-    /// Types whose globs a higher-priority directory removed (`__NOGLOBS__`).
-    public var noGlobs: Set<String> = []
     /// The directories read, highest priority first.
     public var directories: [String] = []
 
@@ -66,21 +64,18 @@ public struct SharedMIMEInfo: Sendable {
             }
         }
         if let text = Self.read(dir + "/globs2") {
-            var removedHere = Set<String>()
             for line in text.split(separator: "\n") where !line.hasPrefix("#") {
                 // weight:mimetype:glob[:flags]
                 let f = line.split(separator: ":", maxSplits: 3, omittingEmptySubsequences: false)
                 guard f.count >= 3, let weight = Int(f[0]) else { continue }
                 let mime = String(f[1]), pattern = String(f[2])
                 if pattern == "__NOGLOBS__" {
-                    globs.removeAll { $0.mimeType == mime }
-                    removedHere.insert(mime)
+                    globs.removeAll { $0.mimeType == mime }  // a higher-priority directory drops lower ones' globs
                     continue
                 }
                 let flags = f.count > 3 ? f[3].split(separator: ",") : []
                 globs.append(GlobRule(mimeType: mime, pattern: pattern, weight: weight, caseSensitive: flags.contains("cs")))
             }
-            noGlobs.formUnion(removedHere)
         }
     }
 
