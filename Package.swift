@@ -21,6 +21,25 @@ let package = Package(
             pkgConfig: "libmagic",
             providers: [.apt(["libmagic-dev"])]
         ),
+        .systemLibrary(
+            name: "CCmarkGFM",
+            pkgConfig: "libcmark-gfm",
+            providers: [.apt(["libcmark-gfm-dev", "libcmark-gfm-extensions-dev"])]
+        ),
+        .systemLibrary(
+            name: "CLibXML2",
+            pkgConfig: "libxml-2.0",
+            providers: [.apt(["libxml2-dev"])]
+        ),
+        .systemLibrary(
+            name: "CZlib",
+            pkgConfig: "zlib",
+            providers: [.apt(["zlib1g-dev"])]
+        ),
+        .target(
+            name: "FileAccess",
+            dependencies: [.product(name: "SystemPackage", package: "swift-system")]
+        ),
         .target(
             name: "ContentTypes",
             dependencies: ["Yams"],
@@ -29,18 +48,33 @@ let package = Package(
         .target(
             name: "Classifier",
             dependencies: [
-                "ContentTypes", "CMagic",
+                "ContentTypes", "CMagic", "FileAccess",
                 .product(name: "SystemPackage", package: "swift-system"),
             ]
         ),
         .target(
+            name: "DocumentModel",
+            dependencies: ["ContentTypes", "FileAccess", .product(name: "SystemPackage", package: "swift-system")]
+        ),
+        .target(name: "Rendering", dependencies: ["DocumentModel"]),
+        .target(
+            name: "Documents",
+            dependencies: ["DocumentModel", "ContentTypes", "CCmarkGFM", "CLibXML2", "CZlib"]
+        ),
+        .target(
+            name: "Engine",
+            dependencies: ["Classifier", "DocumentModel", "Documents", "FileAccess", "ContentTypes",
+                           .product(name: "SystemPackage", package: "swift-system")]
+        ),
+        .target(
             name: "Watcher",
-            dependencies: [.product(name: "SystemPackage", package: "swift-system")]
+            dependencies: ["FileAccess", .product(name: "SystemPackage", package: "swift-system")]
         ),
         .executableTarget(
             name: "docent",
             dependencies: [
-                "ContentTypes", "Classifier", "Watcher",
+                "ContentTypes", "Classifier", "Watcher", "FileAccess", "DocumentModel", "Documents",
+                "Rendering", "Engine",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "SystemPackage", package: "swift-system"),
             ]
@@ -60,7 +94,18 @@ let package = Package(
             dependencies: ["Classifier", "ContentTypes", "Watcher", "TestSupport",
                            .product(name: "SystemPackage", package: "swift-system")]
         ),
-        .testTarget(name: "DocentCLITests", dependencies: ["ContentTypes"]),
+        .testTarget(
+            name: "DocumentModelTests",
+            dependencies: ["DocumentModel", "ContentTypes", "FileAccess", "Engine", "TestSupport",
+                           .product(name: "SystemPackage", package: "swift-system")]
+        ),
+        .testTarget(name: "RenderingTests", dependencies: ["Rendering", "DocumentModel"]),
+        .testTarget(
+            name: "DocumentsTests",
+            dependencies: ["Documents", "DocumentModel", "ContentTypes", "Engine", "Rendering", "TestSupport",
+                           .product(name: "SystemPackage", package: "swift-system")]
+        ),
+        .testTarget(name: "DocentCLITests", dependencies: ["ContentTypes", "TestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import ContentTypes
+@_exported import FileAccess
 import SystemPackage
 
 /// A file's content type with the evidence behind it.
@@ -79,7 +80,7 @@ public final class Classifier {
         case .regular:
             break
         case .symbolicLink:
-            let target = Self.readLink(path) ?? "?"
+            let target = (try? Directory.symbolicLinkDestination(path).string) ?? "?"
             var s = stat()
             let dangling = path.withPlatformString { stat($0, &s) } != 0
             result.symlinkTarget = target
@@ -159,15 +160,5 @@ public final class Classifier {
         result.contentType = resolution.type
         result.mimeType = resolution.mimeType
         result.reason = resolution.reason
-    }
-
-    /// The target of the symbolic link at `path`.
-    ///
-    /// The corresponding C function is `readlink`.
-    static func readLink(_ path: FilePath) -> String? {
-        var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
-        let n = path.withPlatformString { readlink($0, &buffer, buffer.count - 1) }
-        guard n >= 0 else { return nil }
-        return String(decoding: buffer[..<n].map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 }

@@ -1,4 +1,5 @@
 import ContentTypes
+import FileAccess
 
 /// Why a file got the type it got.
 public enum ClassificationReason: Sendable, Hashable, CustomStringConvertible {

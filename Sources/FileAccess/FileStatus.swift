@@ -21,7 +21,7 @@ public enum FileKind: String, Sendable, Hashable, Codable {
     }
 
     /// The shared-mime-info type for a file that is not a regular file.
-    var inodeMIMEType: String? {
+    public var inodeMIMEType: String? {
         switch self {
         case .regular: nil
         case .directory: "inode/directory"
@@ -47,7 +47,8 @@ public struct FileStatus: Sendable, Hashable {
     /// Status change time, nanoseconds since the epoch.
     public var changed: Int64
 
-    init(_ s: stat) {
+    /// The fields of a `stat` structure.
+    public init(_ s: stat) {
         kind = FileKind(mode: s.st_mode)
         device = UInt64(s.st_dev)
         inode = UInt64(s.st_ino)

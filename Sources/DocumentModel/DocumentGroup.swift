@@ -1,0 +1,107 @@
+import ContentTypes
+import Foundation
+import Synchronization
+
+/// A document type registered for viewing, with its viewer: SwiftUI's `DocumentGroup`,
+/// always read-only.
+///
+/// ```swift
+/// DocumentGroup(viewing: MarkdownDocument.self) { configuration in
+///     Title(configuration.document.title ?? "Untitled")
+///     Text(configuration.document.summary)
+/// }
+/// ```
+public struct DocumentGroup: Sendable {
+    /// The Swift type's name (`MarkdownDocument`).
+    public let documentTypeName: String
+    /// The types its documents open.
+    public let readableContentTypes: [UTType]
+    /// The renditions its documents produce.
+    public let writableContentTypes: [UTType]
+    /// Whether the type is a `ReferenceFileDocument`.
+    public let isReferenceType: Bool
+
+    typealias Opener = @Sendable (FileDocumentReadConfiguration, DocumentSelection) throws -> OpenedDocument
+    let open: Opener
+
+    /// A group that opens `Document` files read-only and previews them with `viewer`.
+    public init<Document: FileDocument>(
+        viewing documentType: Document.Type,
+        @PreviewBuilder viewer: @escaping @Sendable (FileDocumentConfiguration<Document>) -> [PreviewElement]
+    ) {
+        documentTypeName = String(describing: documentType)
+        readableContentTypes = Document.readableContentTypes
+        writableContentTypes = Document.writableContentTypes
+        isReferenceType = false
+        let name = documentTypeName, writable = writableContentTypes
+        open = { configuration, selection in
+            let document = try Document(configuration: configuration)
+            let viewed = FileDocumentConfiguration(
+                document: document, fileURL: configuration.file.filePath.map { URL(fileURLWithPath: $0.string) },
+                contentType: configuration.contentType, file: configuration.file)
+            return OpenedDocument(
+                documentTypeName: name, configuration: configuration, selection: selection,
+                writableContentTypes: writable,
+                metadata: (document as? any DocumentMetadataProviding)?.metadata ?? DocumentMetadata(),
+                viewer: { viewer(viewed) },
+                exporter: { write in try document.fileWrapper(configuration: write) })
+        }
+    }
+
+    /// A group that opens `Document` files read-only and previews them with `viewer`.
+    ///
+    /// The viewer, the metadata and each snapshot run under the open document's lock;
+    /// serialization of a snapshot runs after the lock is released, off the caller's actor.
+    public init<Document: ReferenceFileDocument>(
+        viewing documentType: Document.Type,
+        @PreviewBuilder viewer: @escaping @Sendable (ReferenceFileDocumentConfiguration<Document>) -> [PreviewElement]
+    ) {
+        documentTypeName = String(describing: documentType)
+        readableContentTypes = Document.readableContentTypes
+        writableContentTypes = Document.writableContentTypes
+        isReferenceType = true
+        let name = documentTypeName, writable = writableContentTypes
+        open = { configuration, selection in
+            let document = try Document(configuration: configuration)
+            let lock = DocumentLock()
+            let viewed = ReferenceFileDocumentConfiguration(
+                document: document, fileURL: configuration.file.filePath.map { URL(fileURLWithPath: $0.string) },
+                contentType: configuration.contentType, file: configuration.file)
+            let metadata = lock.withLock { (document as? any DocumentMetadataProviding)?.metadata ?? DocumentMetadata() }
+            return OpenedDocument(
+                documentTypeName: name, configuration: configuration, selection: selection,
+                writableContentTypes: writable, metadata: metadata,
+                viewer: { lock.withLock { viewer(viewed) } },
+                exporter: { write in
+                    let snapshot = try lock.withLock { try document.snapshot(contentType: write.contentType) }
+                    return try document.fileWrapper(snapshot: snapshot, configuration: write)
+                })
+        }
+    }
+
+    /// SwiftUI's editing group, accepted so existing code compiles: Docent opens these
+    /// documents read-only too, and never creates the new document.
+    public init<Document: FileDocument>(
+        newDocument: @escaping @autoclosure () -> Document,
+        @PreviewBuilder editor: @escaping @Sendable (FileDocumentConfiguration<Document>) -> [PreviewElement]
+    ) {
+        self.init(viewing: Document.self, viewer: editor)
+    }
+
+    /// SwiftUI's editing group for reference documents, accepted and opened read-only.
+    public init<Document: ReferenceFileDocument>(
+        newDocument: @escaping () -> Document,
+        @PreviewBuilder editor: @escaping @Sendable (ReferenceFileDocumentConfiguration<Document>) -> [PreviewElement]
+    ) {
+        self.init(viewing: Document.self, viewer: editor)
+    }
+}
+
+/// The lock an open reference document's viewer, metadata and snapshots run under.
+final class DocumentLock: Sendable {
+    private let mutex = Mutex(())
+
+    func withLock<R>(_ body: () throws -> R) rethrows -> R {
+        try mutex.withLock { _ in try body() }
+    }
+}

@@ -1,0 +1,119 @@
+import ContentTypes
+
+/// The viewing groups Docent knows, in declaration order, and the choice among them.
+///
+/// Declared the way a SwiftUI `App` lists its scenes:
+/// ```swift
+/// let registry = DocumentRegistry {
+///     DocumentGroup(viewing: LogDocument.self) { configuration in ... }
+///     BuiltInDocuments.groups
+/// }
+/// ```
+/// For a file's content type, the group whose readable type is the most specific one the
+/// file's type conforms to wins (the type itself first, then its nearest supertypes); ties
+/// go to the group declared first.
+public struct DocumentRegistry: Sendable {
+    /// The groups, in declaration order.
+    public let groups: [DocumentGroup]
+
+    public init(@DocumentGroupBuilder _ content: () -> [DocumentGroup]) { groups = content() }
+    public init(groups: [DocumentGroup]) { self.groups = groups }
+
+    /// Every group that can open `type`, best first.
+    public func candidates(for type: UTType) -> [DocumentSelection] {
+        let ancestry = [type] + type.orderedSupertypes
+        var found: [DocumentSelection] = []
+        for (index, group) in groups.enumerated() {
+            var best: (distance: Int, readable: UTType)?
+            for readable in group.readableContentTypes {
+                guard let distance = ancestry.firstIndex(of: readable) else { continue }
+                if best == nil || distance < best!.distance { best = (distance, readable) }
+            }
+            if let best {
+                found.append(DocumentSelection(
+                    group: group, contentType: type, readableType: best.readable, distance: best.distance, order: index))
+            }
+        }
+        return found.sorted { ($0.distance, $0.order) < ($1.distance, $1.order) }
+    }
+
+    /// The group that opens `type`, if any.
+    public func selection(for type: UTType) -> DocumentSelection? { candidates(for: type).first }
+
+    /// Opens the file in `configuration` with the best group that can; when it fails, with
+    /// the next, noting why on the document that opened (so a binary file named `.md` still
+    /// gets a preview, with the Markdown reader's complaint).
+    ///
+    /// Runs off the caller's actor.
+    /// - Throws: `DocumentOpenError` when no group could open the file.
+    public func open(_ configuration: FileDocumentReadConfiguration) async throws(DocumentOpenError) -> OpenedDocument {
+        var problems: [DocumentProblem] = []
+        if configuration.file.isTruncated {
+            problems.append(DocumentProblem(
+                .warning, kind: "truncated",
+                "Truncated: only the first \(configuration.file.readLimit) of \(configuration.file.fileAttributes.size) bytes were read."))
+        }
+        var failures: [(DocumentSelection, any Error)] = []
+        for candidate in candidates(for: configuration.contentType) {
+            do {
+                let document = try candidate.group.open(configuration, candidate)
+                let failed = failures.map { selection, error in
+                    DocumentProblem(.error, kind: "unreadable",
+                                    "Could not be read as \(selection.readableType.identifier) (\(selection.group.documentTypeName)): \(error)")
+                }
+                return document.adding(failed + problems)
+            } catch {
+                failures.append((candidate, error))
+            }
+        }
+        throw DocumentOpenError(contentType: configuration.contentType,
+                                failures: failures.map { ($0.0.group.documentTypeName, "\($0.1)") })
+    }
+}
+
+/// Why a group was chosen for a content type.
+public struct DocumentSelection: Sendable, CustomStringConvertible {
+    /// The chosen group.
+    public let group: DocumentGroup
+    /// The file's type.
+    public let contentType: UTType
+    /// The group's readable type that the file's type conforms to.
+    public let readableType: UTType
+    /// 0 when the file's type is the readable type, otherwise how far up its conformance
+    /// the readable type is.
+    public let distance: Int
+    /// The group's place in declaration order.
+    public let order: Int
+
+    public var description: String {
+        distance == 0
+            ? "\(group.documentTypeName) reads \(readableType.identifier) itself"
+            : "\(group.documentTypeName) reads \(readableType.identifier), which \(contentType.identifier) conforms to (\(distance) step\(distance == 1 ? "" : "s") up)"
+    }
+}
+
+/// No registered group could open a file.
+public struct DocumentOpenError: Error, Sendable, CustomStringConvertible {
+    public let contentType: UTType
+    /// Each group tried, and its error.
+    public let failures: [(documentTypeName: String, message: String)]
+
+    public var description: String {
+        failures.isEmpty
+            ? "no document type reads \(contentType.identifier)"
+            : failures.map { "\($0.documentTypeName): \($0.message)" }.joined(separator: "; ")
+    }
+}
+
+/// Builds a list of document groups, in the spirit of SwiftUI's `SceneBuilder`.
+@resultBuilder
+public enum DocumentGroupBuilder {
+    public static func buildExpression(_ group: DocumentGroup) -> [DocumentGroup] { [group] }
+    public static func buildExpression(_ groups: [DocumentGroup]) -> [DocumentGroup] { groups }
+    public static func buildExpression(_ registry: DocumentRegistry) -> [DocumentGroup] { registry.groups }
+    public static func buildBlock(_ parts: [DocumentGroup]...) -> [DocumentGroup] { parts.flatMap { $0 } }
+    public static func buildOptional(_ part: [DocumentGroup]?) -> [DocumentGroup] { part ?? [] }
+    public static func buildEither(first part: [DocumentGroup]) -> [DocumentGroup] { part }
+    public static func buildEither(second part: [DocumentGroup]) -> [DocumentGroup] { part }
+    public static func buildArray(_ parts: [[DocumentGroup]]) -> [DocumentGroup] { parts.flatMap { $0 } }
+}

@@ -1,0 +1,96 @@
+import FileAccess
+import Foundation
+import SystemPackage
+
+extension FileWrapper {
+    /// The file's contents: all of it when it fits `readLimit`, its head otherwise
+    /// (`isTruncated`); nil for a directory, a link, a special file, or a read error
+    /// (`readContents()` says which).
+    public var regularFileContents: Data? { try? readContents() }
+
+    /// The file's contents, as `regularFileContents`, or the error that prevented reading them.
+    ///
+    /// The bytes are read once and kept; a wrapper is a snapshot of the file when first read.
+    public func readContents() throws(FileReadError) -> Data {
+        switch source {
+        case .memory(let data):
+            return data
+        case .disk(let path, let status, let known, let knownIsWhole) where kind == .regularFile:
+            if let known, knownIsWhole || known.count >= readLimit {
+                return Data(known.prefix(readLimit))
+            }
+            let result: Result<Data, FileReadError> = cache.withLock { cache in
+                if let cached = cache.contents { return cached }
+                let read = Result { () throws(FileReadError) -> Data in try Self.read(path, status, upTo: readLimit) }
+                cache.contents = read
+                return read
+            }
+            return try result.get()
+        default:
+            throw FileReadError(path: filePath, errno: nil, message: "not a regular file")
+        }
+    }
+
+    /// At most `maxLength` bytes from the start of the file, reusing what is already in hand.
+    public func prefix(_ maxLength: Int) throws(FileReadError) -> Data {
+        let wanted = min(maxLength, readLimit)
+        switch source {
+        case .memory(let data):
+            return data.prefix(wanted)
+        case .disk(let path, let status, let known, let knownIsWhole) where kind == .regularFile:
+            if let known, knownIsWhole || known.count >= wanted { return Data(known.prefix(wanted)) }
+            if let cached = cache.withLock({ $0.contents }), case .success(let data) = cached {
+                return data.prefix(wanted)
+            }
+            return try Self.read(path, status, upTo: wanted)
+        default:
+            throw FileReadError(path: filePath, errno: nil, message: "not a regular file")
+        }
+    }
+
+    /// The file mapped into memory (read-only, at most `readLimit` bytes), for scanning a
+    /// large file without copying it; nil for an empty file.
+    public func mappedContents() throws(FileReadError) -> MappedRegion? {
+        guard case .disk(let path, let status, _, _) = source, kind == .regularFile else {
+            throw FileReadError(path: filePath, errno: nil, message: "not a file on disk")
+        }
+        do {
+            return try ReadOnlyFile(path, expected: status).map(upTo: readLimit)
+        } catch {
+            throw FileReadError(path: path, error)
+        }
+    }
+
+    private static func read(_ path: FilePath, _ status: FileStatus, upTo limit: Int) throws(FileReadError) -> Data {
+        do {
+            return Data(try ReadOnlyFile(path, expected: status).read(upTo: limit))
+        } catch {
+            throw FileReadError(path: path, error)
+        }
+    }
+
+    /// A directory's children by name, listed on first use (at most `directoryEntryLimit`;
+    /// names that are not UTF-8 are shown with replacement characters); nil for anything
+    /// that is not a directory or cannot be listed.
+    public var fileWrappers: [String: FileWrapper]? {
+        switch source {
+        case .children(let children):
+            return children
+        case .disk(let path, _, _, _) where kind == .directory:
+            return cache.withLock { cache in
+                if let children = cache.children { return children }
+                var children: [String: FileWrapper] = [:]
+                try? Directory.forEachEntry(of: path) { entry in
+                    guard children.count < Self.directoryEntryLimit else { return }
+                    if let child = try? FileWrapper(path: path.appending(entry.name), readLimit: readLimit) {
+                        children[entry.name.string] = child
+                    }
+                }
+                cache.children = children
+                return children
+            }
+        default:
+            return nil
+        }
+    }
+}

@@ -1,0 +1,111 @@
+import ContentTypes
+import Foundation
+import Synchronization
+
+/// A document opened through a `DocumentGroup`, whatever its type: its metadata, its preview
+/// and its renditions.
+public final class OpenedDocument: Sendable {
+    /// The Swift type that read the file (`MarkdownDocument`).
+    public let documentTypeName: String
+    /// The file's content type.
+    public let contentType: UTType
+    /// The file, as read.
+    public let file: FileWrapper
+    /// Why this document type was chosen.
+    public let selection: DocumentSelection
+    /// The renditions `export(as:)` can produce.
+    public let writableContentTypes: [UTType]
+    /// Title, fields and problems, including those met while choosing the document type
+    /// (a preferred type that failed, a file read only in part).
+    public let metadata: DocumentMetadata
+
+    private let viewer: @Sendable () -> [PreviewElement]
+    private let exporter: @Sendable (FileDocumentWriteConfiguration) async throws -> FileWrapper
+    private let openingProblems: [DocumentProblem]
+
+    init(documentTypeName: String, configuration: FileDocumentReadConfiguration, selection: DocumentSelection,
+         writableContentTypes: [UTType], metadata: DocumentMetadata,
+         viewer: @escaping @Sendable () -> [PreviewElement],
+         exporter: @escaping @Sendable (FileDocumentWriteConfiguration) async throws -> FileWrapper) {
+        self.documentTypeName = documentTypeName
+        self.contentType = configuration.contentType
+        self.file = configuration.file
+        self.selection = selection
+        self.writableContentTypes = writableContentTypes
+        self.metadata = metadata
+        self.viewer = viewer
+        self.exporter = exporter
+        self.openingProblems = []
+    }
+
+    private init(_ other: OpenedDocument, adding problems: [DocumentProblem]) {
+        documentTypeName = other.documentTypeName
+        contentType = other.contentType
+        file = other.file
+        selection = other.selection
+        writableContentTypes = other.writableContentTypes
+        var metadata = other.metadata
+        metadata.problems = problems + metadata.problems
+        self.metadata = metadata
+        viewer = other.viewer
+        exporter = other.exporter
+        openingProblems = problems + other.openingProblems
+    }
+
+    /// The same document with `problems` noted first.
+    func adding(_ problems: [DocumentProblem]) -> OpenedDocument {
+        problems.isEmpty ? self : OpenedDocument(self, adding: problems)
+    }
+
+    /// The file's URL.
+    public var fileURL: URL? { file.filePath.map { URL(fileURLWithPath: $0.string) } }
+
+    /// The document's preview: notes on how it was opened, then what its viewer shows.
+    public func preview() -> Preview {
+        Preview(elements: openingProblems.map { .note($0.severity, $0.message) } + viewer())
+    }
+
+    /// The writable type that serves a request for `type`: the type itself, or the first
+    /// writable type that conforms to it.
+    public func writableType(for type: UTType) -> UTType? {
+        writableContentTypes.first { $0 == type } ?? writableContentTypes.first { $0.conforms(to: type) }
+    }
+
+    /// The rendition of type `type`, made off the caller's actor.
+    ///
+    /// - Throws: `DocumentExportError.notWritable` when the document cannot produce `type`.
+    public func export(as type: UTType) async throws -> FileWrapper {
+        guard let writable = writableType(for: type) else {
+            throw DocumentExportError.notWritable(type, documentTypeName: documentTypeName, writable: writableContentTypes)
+        }
+        return try await exporter(FileDocumentWriteConfiguration(contentType: writable, existingFile: file))
+    }
+
+    /// The document's `public.plain-text` rendition as a string, or nil when it has none.
+    public func plainText() async throws -> String? {
+        guard writableType(for: .plainText(in: contentType.registry)) != nil else { return nil }
+        let wrapper = try await export(as: .plainText(in: contentType.registry))
+        return wrapper.regularFileContents.map { String(decoding: $0, as: UTF8.self) }
+    }
+}
+
+/// A rendition could not be produced.
+public enum DocumentExportError: Error, Sendable, CustomStringConvertible {
+    /// The document type does not write that type.
+    case notWritable(UTType, documentTypeName: String, writable: [UTType])
+
+    public var description: String {
+        switch self {
+        case .notWritable(let type, let name, let writable):
+            "\(name) cannot be exported as \(type.identifier); it can be exported as: "
+                + writable.map(\.identifier).joined(separator: ", ")
+        }
+    }
+}
+
+extension UTType {
+    /// `public.plain-text` in `registry`.
+    static func plainText(in registry: UTTypeRegistry) -> UTType {
+        UTType("public.plain-text", registry: registry) ?? .plainText
+    }
+}

@@ -1,0 +1,59 @@
+/// A document's preview: a small tree of elements that the renderers turn into plain text,
+/// ANSI, HTML or JSON. A viewer builds it; it never contains markup or escape codes.
+public struct Preview: Sendable, Hashable {
+    /// The top-level elements, in order.
+    public var elements: [PreviewElement]
+
+    public init(elements: [PreviewElement]) { self.elements = elements }
+
+    /// A preview built like a SwiftUI view body.
+    public init(@PreviewBuilder _ content: () -> [PreviewElement]) { elements = content() }
+
+    /// The first title in the tree.
+    public var title: String? {
+        for element in elements { if case .title(let t) = element { return t } }
+        return nil
+    }
+}
+
+/// One element of a preview.
+public indirect enum PreviewElement: Sendable, Hashable {
+    /// The document's title, shown once at the top.
+    case title(String)
+    /// A heading of `level` 1…6.
+    case heading(level: Int, String)
+    /// A paragraph of plain text.
+    case text(String)
+    /// Verbatim text, such as source code, with its language when known.
+    case code(language: String?, String)
+    /// Rows of cells under a header row (which may be empty).
+    case table(header: [String], rows: [[String]])
+    /// Named values.
+    case metadata([MetadataField])
+    /// A list whose items are each a sequence of elements.
+    case list(ordered: Bool, items: [[PreviewElement]])
+    /// A picture, by reference: the renderers never embed image data.
+    case image(ImageReference)
+    /// A titled group of elements.
+    case section(title: String, [PreviewElement])
+    /// Something the reader should know about the preview: a read error, a truncation.
+    case note(DocumentProblem.Severity?, String)
+}
+
+/// An image a preview refers to (a file, or a link in a document).
+public struct ImageReference: Sendable, Hashable {
+    /// Where the image is: a path or URL, as the document gave it.
+    public var source: String
+    /// Alternative text.
+    public var alternativeText: String?
+    /// Pixel dimensions, when known.
+    public var width: Int?
+    public var height: Int?
+
+    public init(source: String, alternativeText: String? = nil, width: Int? = nil, height: Int? = nil) {
+        self.source = source
+        self.alternativeText = alternativeText
+        self.width = width
+        self.height = height
+    }
+}

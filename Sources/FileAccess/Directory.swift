@@ -1,0 +1,54 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import SystemPackage
+
+/// One entry of a directory, as `readdir` reports it.
+public struct DirectoryEntry: Sendable {
+    /// The entry's name, exactly as stored (it need not be UTF-8).
+    public var name: FilePath.Component
+    /// Whether the entry is a directory (from `d_type`, or `lstat` where the filesystem
+    /// does not report types).
+    public var isDirectory: Bool
+}
+
+/// Reading directories and links without following anything.
+public enum Directory {
+    /// Calls `body` for each entry of the directory at `path`, except `.` and `..`.
+    ///
+    /// The corresponding C functions are `opendir`, `readdir` and `lstat`.
+    public static func forEachEntry(of path: FilePath, _ body: (DirectoryEntry) -> Void) throws(Errno) {
+        guard let handle = path.withPlatformString({ opendir($0) }) else { throw Errno(rawValue: errno) }
+        defer { closedir(handle) }
+        while let entry = readdir(handle) {
+            let nameBytes = withUnsafeBytes(of: entry.pointee.d_name) { raw -> [CChar] in
+                let chars = raw.bindMemory(to: CChar.self)
+                let length = strnlen(chars.baseAddress!, chars.count)
+                return Array(chars[..<length]) + [0]
+            }
+            if nameBytes == [46, 0] || nameBytes == [46, 46, 0] { continue }  // "." and ".."
+            guard let component = nameBytes.withUnsafeBufferPointer({ FilePath.Component(platformString: $0.baseAddress!) })
+            else { continue }
+            var type = Int32(entry.pointee.d_type)
+            if type == Int32(DT_UNKNOWN) {
+                var st = stat()
+                let child = path.appending(component)
+                if child.withPlatformString({ lstat($0, &st) }) == 0, (st.st_mode & S_IFMT) == S_IFDIR {
+                    type = Int32(DT_DIR)
+                }
+            }
+            body(DirectoryEntry(name: component, isDirectory: type == Int32(DT_DIR)))
+        }
+    }
+
+    /// The destination of the symbolic link at `path`, as stored (not resolved).
+    ///
+    /// The corresponding C function is `readlink`.
+    public static func symbolicLinkDestination(_ path: FilePath) throws(Errno) -> FilePath {
+        var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+        let n = path.withPlatformString { readlink($0, &buffer, buffer.count - 1) }
+        guard n >= 0 else { throw Errno(rawValue: errno) }
+        buffer[n] = 0
+        return buffer.withUnsafeBufferPointer { FilePath(platformString: $0.baseAddress!) }
+    }
+}
