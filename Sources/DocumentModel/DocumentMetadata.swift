@@ -46,6 +46,27 @@ public enum MetadataValue: Sendable, Hashable, Codable, CustomStringConvertible,
     public init(stringLiteral value: String) { self = .text(value) }
     public init(integerLiteral value: Int) { self = .integer(value) }
 
+    /// Encodes as the bare JSON value: a string, number, boolean or array of strings.
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.singleValueContainer()
+        switch self {
+        case .text(let s): try c.encode(s)
+        case .integer(let i): try c.encode(i)
+        case .number(let d): try c.encode(d)
+        case .boolean(let b): try c.encode(b)
+        case .list(let l): try c.encode(l)
+        }
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.singleValueContainer()
+        if let b = try? c.decode(Bool.self) { self = .boolean(b) }
+        else if let i = try? c.decode(Int.self) { self = .integer(i) }
+        else if let d = try? c.decode(Double.self) { self = .number(d) }
+        else if let l = try? c.decode([String].self) { self = .list(l) }
+        else { self = .text(try c.decode(String.self)) }
+    }
+
     public var description: String {
         switch self {
         case .text(let s): s
