@@ -5,7 +5,7 @@ import Glibc
 #endif
 
 /// The `docent` command: a document indexer and viewer for Linux.
-struct Docent: ParsableCommand {
+struct Docent: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "docent",
         abstract: "Classify, index and preview the documents under your directories.",
@@ -15,16 +15,23 @@ struct Docent: ParsableCommand {
             XDG_DATA_HOME and XDG_DATA_DIRS locate the shared-mime-info database.
             """,
         version: "0.1.0",
-        subcommands: [InfoCommand.self, TypesCommand.self]
+        subcommands: [InfoCommand.self, PreviewCommand.self, ExportCommand.self, TypesCommand.self]
     )
 }
 
 @main
 enum Main {
-    static func main() {
+    static func main() async {
         do {
             var command = try Docent.parseAsRoot()
-            try command.run()
+            if var command = command as? any AsyncParsableCommand {
+                try await command.run()
+            } else {
+                try command.run()
+            }
+        } catch let failure as CommandFailure {
+            Output.error(failure.message)
+            Glibc.exit(2)
         } catch {
             let code = Docent.exitCode(for: error)
             if code == .success {
@@ -43,4 +50,11 @@ func reportDiagnostics(_ registry: UTTypeRegistry) {
     for diagnostic in registry.diagnostics {
         Output.warning(diagnostic.description)
     }
+}
+
+/// A command could not do what was asked (a missing file, a type it cannot export): the
+/// message says why, and the exit status is 2, without a usage summary.
+struct CommandFailure: Error {
+    let message: String
+    init(_ message: String) { self.message = message }
 }

@@ -2,6 +2,8 @@ import Foundation
 import ArgumentParser
 import Classifier
 import ContentTypes
+import DocumentModel
+import Documents
 import SystemPackage
 import Watcher
 
@@ -41,6 +43,7 @@ struct InfoCommand: ParsableCommand {
         }
         var failures = 0
         let describe = !brief
+        let documents = BuiltInDocuments.registry
         func show(_ path: FilePath) {
             let result = classifier.classify(path, describe: describe)
             if result.status == nil, let error = result.error {
@@ -49,9 +52,10 @@ struct InfoCommand: ParsableCommand {
                 if json { Output.json(["path": path.string, "error": "\(error)"]) }
                 return
             }
-            if json { Output.json(InfoFormat.json(result)) }
+            let selection = documents.selection(for: result.contentType)
+            if json { Output.json(InfoFormat.json(result, selection: selection)) }
             else if brief { Output.line(InfoFormat.brief(result)) }
-            else { Output.line(InfoFormat.text(result)) }
+            else { Output.line(InfoFormat.text(result, selection: selection)) }
         }
         for file in files {
             let path = FilePath(file)
@@ -77,7 +81,7 @@ enum InfoFormat {
         "\(r.path): \(r.contentType.identifier) (\(r.mimeType ?? "-"))"
     }
 
-    static func text(_ r: Classification) -> String {
+    static func text(_ r: Classification, selection: DocumentSelection?) -> String {
         var lines = [r.path.string]
         let type = r.contentType
         lines.append("  type:       \(type.identifier)" + (type.localizedDescription.map { " — \($0)" } ?? ""))
@@ -100,11 +104,12 @@ enum InfoFormat {
             }.joined(separator: "; "))
         }
         lines.append("  reason:     \(r.reason)")
+        lines.append("  document:   " + (selection?.description ?? "no document type reads it"))
         if let error = r.error { lines.append("  error:      \(error)") }
         return lines.joined(separator: "\n")
     }
 
-    static func json(_ r: Classification) -> [String: Any] {
+    static func json(_ r: Classification, selection: DocumentSelection?) -> [String: Any] {
         let type = r.contentType
         var o: [String: Any] = [
             "path": r.path.string,
@@ -134,6 +139,10 @@ enum InfoFormat {
             o["size"] = s.size
         }
         if let t = r.symlinkTarget { o["symlinkTarget"] = t }
+        if let selection {
+            o["documentType"] = selection.group.documentTypeName
+            o["documentReads"] = selection.readableType.identifier
+        }
         if let e = r.error { o["error"] = "\(e)" }
         return o
     }

@@ -8,19 +8,31 @@ enum Output {
     /// Whether standard output is a terminal.
     static let isTerminal = isatty(STDOUT_FILENO) == 1
 
+    /// Writes `text` and a newline.
     static func line(_ text: String) {
+        write(text + "\n")
+    }
+
+    /// Writes `text` as it is.
+    static func write(_ text: String) {
         var text = text
-        text.append("\n")
-        text.withUTF8 { buffer in
-            var offset = 0
-            while offset < buffer.count {
-                let n = write(STDOUT_FILENO, buffer.baseAddress! + offset, buffer.count - offset)
-                if n < 0 {
-                    if errno == EINTR { continue }
-                    exit(errno == EPIPE ? 0 : 2)  // the reader went away: not an error
-                }
-                offset += n
+        text.withUTF8 { write($0) }
+    }
+
+    /// Writes `data` as it is.
+    static func write(_ data: Data) {
+        data.withUnsafeBytes { write($0.bindMemory(to: UInt8.self)) }
+    }
+
+    private static func write(_ buffer: UnsafeBufferPointer<UInt8>) {
+        var offset = 0
+        while offset < buffer.count {
+            let n = Glibc.write(STDOUT_FILENO, buffer.baseAddress! + offset, buffer.count - offset)
+            if n < 0 {
+                if errno == EINTR { continue }
+                exit(errno == EPIPE ? 0 : 2)  // the reader went away: not an error
             }
+            offset += n
         }
     }
 

@@ -1,0 +1,141 @@
+import CZlib
+import ContentTypes
+import DocumentModel
+import Foundation
+
+/// A gzip-compressed file (a man page, a log, a compressed text): decompressed within a
+/// bound, its inner type named from the file name, its text previewed and indexed.
+public struct GzipDocument: FileDocument, DocumentMetadataProviding {
+    public static var readableContentTypes: [UTType] { [UTType("org.gnu.gnu-zip-archive") ?? .data] }
+    public static var writableContentTypes: [UTType] { [.plainText] }
+
+    /// The name without `.gz`.
+    public let innerName: String?
+    /// The inner file's type, from its name.
+    public let innerType: UTType?
+    /// Bytes after decompression (as far as decompression went).
+    public let decompressedSize: Int
+    public let compressedSize: Int64
+    /// The decompressed text; nil when the content is not text.
+    public let text: String?
+    /// Why decompression stopped early: the output bound, or a damaged stream.
+    public let problem: DocumentProblem?
+
+    /// The most bytes decompressed, whatever the file's size (a decompression bomb stops here).
+    public static let outputLimit = 16 << 20
+
+    public init(configuration: ReadConfiguration) throws {
+        let file = configuration.file
+        let compressed = try configuration.contents()
+        compressedSize = file.fileAttributes.size
+        let limit = min(Self.outputLimit, file.readLimit)
+        let result = Inflater.inflate(compressed, limit: limit)
+        guard result.error == nil || !result.output.isEmpty else { throw DocumentReadError("not gzip data: \(result.error!)") }
+        decompressedSize = result.output.count
+        if let error = result.error {
+            problem = DocumentProblem(file.isTruncated ? .warning : .error, kind: "corrupt-gzip",
+                                      file.isTruncated ? "Only the head of the file was decompressed." : "The compressed stream is damaged: \(error).")
+        } else if result.hitLimit {
+            problem = DocumentProblem(.warning, kind: "truncated", "Decompression stopped at \(limit) bytes.")
+        } else {
+            problem = nil
+        }
+        let complete = result.error == nil && !result.hitLimit
+        text = DecodedText(result.output, isComplete: complete)?.string
+        var name = file.filename
+        if let n = name, n.lowercased().hasSuffix(".gz") { name = String(n.dropLast(3)) }
+        innerName = name
+        innerType = name.flatMap { configuration.contentType.registry.types(forFileName: $0).first?.type }
+    }
+
+    /// Whether the inner file is a man page (roff source).
+    public var isManPage: Bool {
+        innerType?.identifier == "org.troff.man-page" || (innerName?.range(of: #"\.[0-9][a-z]*$"#, options: .regularExpression) != nil)
+    }
+
+    public var metadata: DocumentMetadata {
+        var metadata = DocumentMetadata()
+        metadata.append("Contains", innerType.map { .text($0.localizedDescription ?? $0.identifier) })
+        metadata.append("Compressed", .integer(Int(compressedSize)))
+        metadata.append("Decompressed", .integer(decompressedSize))
+        if let text { metadata.append("Lines", .integer(text.lineCount)) }
+        if let problem { metadata.problems.append(problem) }
+        return metadata
+    }
+
+    public func fileWrapper(configuration: WriteConfiguration) throws -> FileWrapper { .text(text ?? "") }
+
+    /// Compressed files' viewing group: what is inside, and the head of its text.
+    public static var group: DocumentGroup {
+        DocumentGroup(viewing: GzipDocument.self) { configuration in
+            let document = configuration.document
+            if let name = document.innerName { Title(name) }
+            Note.problems(document.metadata.problems)
+            Metadata(document.metadata.fields)
+            if let text = document.text {
+                let head = text.head()
+                CodeBlock(head.text, language: document.isManPage ? "roff" : nil)
+                if head.isCut { Note("Showing the first lines of \(text.lineCount).") }
+            } else {
+                Note("The decompressed content is not text.")
+            }
+        }
+    }
+}
+
+/// zlib's inflate over gzip (and zlib) streams, concatenated members included, bounded.
+enum Inflater {
+    struct Result {
+        var output: Data
+        var hitLimit: Bool
+        var error: String?
+    }
+
+    static func inflate(_ input: Data, limit: Int) -> Result {
+        var stream = z_stream()
+        // 15 + 32: the largest window, and detect a gzip or zlib header automatically.
+        guard inflateInit2_(&stream, 15 + 32, ZLIB_VERSION, Int32(MemoryLayout<z_stream>.size)) == Z_OK else {
+            return Result(output: Data(), hitLimit: false, error: "zlib could not start")
+        }
+        defer { inflateEnd(&stream) }
+        var output = Data()
+        var chunk = [UInt8](repeating: 0, count: 64 << 10)
+        var error: String?
+        var hitLimit = false
+        input.withUnsafeBytes { (raw: UnsafeRawBufferPointer) in
+            guard let base = raw.baseAddress else {
+                error = "empty file"
+                return
+            }
+            stream.next_in = UnsafeMutablePointer(mutating: base.assumingMemoryBound(to: Bytef.self))
+            stream.avail_in = uInt(raw.count)
+            while true {
+                let room = min(chunk.count, limit - output.count)
+                if room <= 0 { hitLimit = true; return }
+                let rc = chunk.withUnsafeMutableBufferPointer { buffer -> Int32 in
+                    stream.next_out = buffer.baseAddress
+                    stream.avail_out = uInt(room)
+                    return CZlib.inflate(&stream, Z_NO_FLUSH)
+                }
+                output.append(contentsOf: chunk[0..<(room - Int(stream.avail_out))])
+                switch rc {
+                case Z_OK:
+                    if stream.avail_in == 0 && stream.avail_out != 0 { error = "unexpected end of data"; return }
+                case Z_STREAM_END:
+                    if stream.avail_in == 0 { return }
+                    // Another gzip member follows (as `cat a.gz b.gz` makes); trailing zeros are padding.
+                    let rest = UnsafeBufferPointer(start: stream.next_in, count: Int(stream.avail_in))
+                    if rest.allSatisfy({ $0 == 0 }) { return }
+                    inflateReset(&stream)
+                case Z_BUF_ERROR:
+                    error = "unexpected end of data"
+                    return
+                default:
+                    error = stream.msg.map { String(cString: $0) } ?? "zlib error \(rc)"
+                    return
+                }
+            }
+        }
+        return Result(output: output, hitLimit: hitLimit, error: error)
+    }
+}

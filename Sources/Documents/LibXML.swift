@@ -1,0 +1,105 @@
+import CLibXML2
+
+/// libxml2, set up once for use from many threads.
+enum LibXML {
+    private static let initialized: Bool = {
+        xmlInitParser()
+        return true
+    }()
+
+    /// Makes sure `xmlInitParser` ran before any parse (it must run on one thread first).
+    static func initialize() { _ = initialized }
+
+    /// A libxml2 string as a Swift string.
+    static func string(_ pointer: UnsafePointer<xmlChar>?) -> String? {
+        pointer.map { String(cString: UnsafeRawPointer($0).assumingMemoryBound(to: CChar.self)) }
+    }
+
+    /// The most recent libxml2 error on this thread, as "line N: message".
+    static func lastError() -> String? {
+        guard let error = xmlGetLastError() else { return nil }
+        let message = error.pointee.message.map { String(cString: $0) }?.trimmingSpace ?? "malformed"
+        return error.pointee.line > 0 ? "line \(error.pointee.line): \(message)" : message
+    }
+}
+
+/// Streams an XML document's nodes through libxml2's `xmlTextReader`: no tree is built,
+/// the network is never touched (`XML_PARSE_NONET`), external DTDs are not loaded and
+/// entities are not substituted, so neither a billion-laughs file nor an external entity
+/// can make a read expensive or reach outside the file.
+final class XMLStream {
+    private let reader: OpaquePointer
+    private let buffer: [CChar]
+
+    /// A node the reader stopped at.
+    struct Node {
+        var type: Int32
+        var depth: Int
+        var localName: String
+        var namespaceURI: String?
+        var value: String?
+    }
+
+    init?(_ bytes: [UInt8]) {
+        LibXML.initialize()
+        xmlResetLastError()
+        buffer = bytes.map { CChar(bitPattern: $0) }
+        let options = Int32(XML_PARSE_NONET.rawValue | XML_PARSE_NOERROR.rawValue | XML_PARSE_NOWARNING.rawValue)
+        guard let reader = buffer.withUnsafeBufferPointer({
+            xmlReaderForMemory($0.baseAddress, Int32(min($0.count, Int(Int32.max))), nil, nil, options)
+        }) else { return nil }
+        self.reader = reader
+    }
+
+    deinit { xmlFreeTextReader(reader) }
+
+    /// The next node; nil at the end. Throws the parser's message when the document is not well-formed.
+    func next() throws -> Node? {
+        let rc = xmlTextReaderRead(reader)
+        if rc == 0 { return nil }
+        if rc < 0 { throw DocumentReadError(LibXML.lastError() ?? "not well-formed XML") }
+        let type = xmlTextReaderNodeType(reader)
+        let hasValue = type == 3 || type == 4  // text, CDATA
+        return Node(
+            type: type, depth: Int(xmlTextReaderDepth(reader)),
+            localName: LibXML.string(xmlTextReaderConstLocalName(reader)) ?? "",
+            namespaceURI: LibXML.string(xmlTextReaderConstNamespaceUri(reader)),
+            value: hasValue ? LibXML.string(xmlTextReaderConstValue(reader)) : nil)
+    }
+
+    /// The value of the current element's attribute `name`.
+    func attribute(_ name: String) -> String? {
+        guard let value = xmlTextReaderGetAttribute(reader, name) else { return nil }
+        defer { docent_xml_free(value) }
+        return LibXML.string(value)
+    }
+
+    /// The `xmlns` declarations on the current element: prefix (empty for the default) and URI.
+    func namespaceDeclarations() -> [(prefix: String, uri: String)] {
+        var out: [(String, String)] = []
+        guard xmlTextReaderMoveToFirstAttribute(reader) == 1 else { return [] }
+        repeat {
+            if xmlTextReaderIsNamespaceDecl(reader) == 1 {
+                let name = LibXML.string(xmlTextReaderConstName(reader)) ?? ""
+                let prefix = name == "xmlns" ? "" : String(name.dropFirst("xmlns:".count))
+                out.append((prefix, LibXML.string(xmlTextReaderConstValue(reader)) ?? ""))
+            }
+        } while xmlTextReaderMoveToNextAttribute(reader) == 1
+        xmlTextReaderMoveToElement(reader)
+        return out
+    }
+}
+
+extension String {
+    var trimmingSpace: String {
+        var s = Substring(self)
+        while let f = s.first, f.isWhitespace { s.removeFirst() }
+        while let l = s.last, l.isWhitespace { s.removeLast() }
+        return String(s)
+    }
+
+    /// Runs of whitespace collapsed to one space.
+    var collapsingWhitespace: String {
+        split(whereSeparator: \.isWhitespace).joined(separator: " ")
+    }
+}

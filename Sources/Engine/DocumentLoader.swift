@@ -1,0 +1,74 @@
+import Classifier
+import ContentTypes
+import DocumentModel
+import Documents
+import Foundation
+import SystemPackage
+
+/// One file's trip from path to open document: `lstat`, classify, wrap the bytes already
+/// read, choose the viewing group, open read-only.
+///
+/// Not thread-safe (it owns a classifier, and so a libmagic handle): one per worker.
+public final class DocumentLoader {
+    /// The viewing groups documents are opened with.
+    public let documents: DocumentRegistry
+    /// The most bytes of one file a document reads.
+    public let readLimit: Int
+    private let classifier: Classifier
+
+    /// A loader with its own classifier.
+    public init(documents: DocumentRegistry = BuiltInDocuments.registry, types: UTTypeRegistry = .shared,
+                readLimit: Int = FileWrapper.defaultReadLimit) throws {
+        self.documents = documents
+        self.readLimit = readLimit
+        do {
+            classifier = try Classifier(registry: types)
+        } catch {
+            throw EngineError(message: "libmagic could not be loaded: \(error.message)")
+        }
+    }
+
+    /// Classifies the file at `path` and prepares what its document will be read from.
+    ///
+    /// - Throws: `FileReadError` when the path cannot be examined at all (it does not exist).
+    public func prepare(_ path: FilePath) throws(FileReadError) -> PreparedFile {
+        let classification = classifier.classify(path)
+        guard let status = classification.status else {
+            throw FileReadError(path: path, errno: classification.error, message: classification.error.map { "\($0)" } ?? "cannot be examined")
+        }
+        let wrapper = try FileWrapper(
+            path: path, readLimit: readLimit, status: status, knownPrefix: classification.prefix?.bytes,
+            knownPrefixIsWholeFile: classification.prefix?.isWholeFile ?? false)
+        let selection = documents.selection(for: classification.contentType)
+        var description: String?
+        if selection?.group.documentTypeName == String(describing: GenericDocument.self), let prefix = classification.prefix {
+            // Only the fallback shows libmagic's description, so only it pays for the second pass.
+            description = classifier.classify(bytes: prefix.bytes, fileName: path.lastComponent?.string ?? "", describe: true)
+                .magic?.description
+        }
+        let configuration = FileDocumentReadConfiguration(
+            contentType: classification.contentType, file: wrapper, contentDescription: description)
+        return PreparedFile(classification: classification, configuration: configuration, selection: selection)
+    }
+}
+
+/// A classified file, ready to open.
+public struct PreparedFile: Sendable {
+    /// What the classifier found.
+    public let classification: Classification
+    /// What the document is read from.
+    public let configuration: FileDocumentReadConfiguration
+    /// The group that will open it first.
+    public let selection: DocumentSelection?
+
+    /// Opens the document (off the caller's actor), falling back to less specific groups.
+    public func open(in documents: DocumentRegistry) async throws(DocumentOpenError) -> OpenedDocument {
+        try await documents.open(configuration)
+    }
+}
+
+/// A failure of the pipeline itself (not of one file).
+public struct EngineError: Error, Sendable, CustomStringConvertible {
+    public var message: String
+    public var description: String { message }
+}
