@@ -21,3 +21,34 @@ public final class TemporaryDirectory {
         return full
     }
 }
+
+extension TemporaryDirectory {
+    /// Writes `bytes` to `relative` (creating directories) and returns the full path.
+    @discardableResult
+    public func write(_ relative: String, bytes: some Sequence<UInt8>) throws -> String {
+        let full = path + "/" + relative
+        try FileManager.default.createDirectory(atPath: (full as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+        try Data(bytes).write(to: URL(fileURLWithPath: full))
+        return full
+    }
+}
+
+/// Runs a system tool (`gzip`, `cjpeg`, `file`) and returns its status and output.
+public func runTool(_ executable: String, _ arguments: [String], stdin: Data? = nil) throws -> (status: Int32, output: Data) {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: executable)
+    process.arguments = arguments
+    let out = Pipe()
+    process.standardOutput = out
+    process.standardError = FileHandle.nullDevice
+    let input = Pipe()
+    if stdin != nil { process.standardInput = input }
+    try process.run()
+    if let stdin {
+        input.fileHandleForWriting.write(stdin)
+        try input.fileHandleForWriting.close()
+    }
+    let output = out.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    return (process.terminationStatus, output)
+}

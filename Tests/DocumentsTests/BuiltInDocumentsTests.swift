@@ -1,0 +1,214 @@
+import ContentTypes
+import DocumentModel
+import Documents
+import Foundation
+import Rendering
+import Testing
+import TestSupport
+
+/// Every built-in type, on real files from this machine's packages or written by a trusted tool.
+@Suite("Built-in document types on real files")
+struct BuiltInDocumentsTests {
+    @Test("Plain text: a licence from base-files, UTF-16 with a BOM, Latin-1")
+    func plainText() async throws {
+        let gpl = try await open("/usr/share/common-licenses/GPL-3")
+        #expect(gpl.documentTypeName == "PlainTextDocument")
+        #expect(gpl.field("Encoding") == "UTF-8")
+        #expect(Int(gpl.field("Lines") ?? "") ?? 0 > 600)
+        #expect(try await gpl.text.contains("GNU GENERAL PUBLIC LICENSE"))
+
+        let dir = try TemporaryDirectory()
+        let utf16 = try dir.write("utf16.txt", bytes: [0xFF, 0xFE] + Array("héllo wörld\n".utf16).flatMap { [UInt8($0 & 0xFF), UInt8($0 >> 8)] })
+        let wide = try await open(utf16)
+        #expect(wide.field("Encoding") == "UTF-16LE")
+        #expect(try await wide.text == "héllo wörld\n")
+
+        let latin1 = try dir.write("latin1.txt", bytes: Array("caf".utf8) + [0xE9] + Array(" cr".utf8) + [0xE8, 0x6D, 0x65, 0x0A])
+        let old = try await open(latin1)
+        #expect(old.field("Encoding") == "ISO-8859-1")
+        #expect(try await old.text == "café crème\n")
+    }
+
+    @Test("Source code: the language comes from the content type")
+    func sourceCode() async throws {
+        let swift = try await open(#filePath)
+        #expect(swift.documentTypeName == "SourceCodeDocument")
+        #expect(swift.field("Language") == "swift")
+        guard case .code(let language, let code)? = swift.preview().elements.first(where: { if case .code = $0 { true } else { false } }) else {
+            Issue.record("no code block")
+            return
+        }
+        #expect(language == "swift")
+        #expect(code.hasPrefix("import ContentTypes"))
+
+        let dir = try TemporaryDirectory()
+        let script = try dir.write("run.py", "#!/usr/bin/env python3\nprint('hi')\n")
+        let python = try await open(script)
+        #expect(python.field("Language") == "python")
+    }
+
+    @Test("Markdown: title from the first heading, outline, tables, HTML and text renditions")
+    func markdown() async throws {
+        let readme = try await open("/usr/share/doc/shared-mime-info/README.md")
+        #expect(readme.documentTypeName == "MarkdownDocument")
+        #expect(readme.metadata.title == "Shared MIME Info")
+        let html = String(decoding: try await readme.export(as: .html).regularFileContents ?? Data(), as: UTF8.self)
+        #expect(html.contains("<h1>Shared MIME Info</h1>"))
+        #expect(!(try await readme.text).contains("# "))
+
+        let dir = try TemporaryDirectory()
+        let file = try dir.write("notes.md", """
+            # Plan
+            Intro with *emphasis*.
+            ## Costs
+            | item | price |
+            |------|-------|
+            | tea  | 3     |
+            ```python
+            print(1)
+            ```
+            <script>alert(1)</script>
+            """)
+        let notes = try await open(file)
+        let elements = notes.preview().elements
+        #expect(elements.contains(.heading(level: 2, "Costs")))
+        #expect(elements.contains(.table(header: ["item", "price"], rows: [["tea", "3"]])))
+        #expect(elements.contains(.code(language: "python", "print(1)")))
+        #expect(elements.contains(.text("Intro with emphasis.")))
+        // Raw HTML is never passed through: cmark's safe mode drops it from the HTML rendition.
+        let exported = String(decoding: try await notes.export(as: .html).regularFileContents ?? Data(), as: UTF8.self)
+        #expect(!exported.contains("<script>"))
+    }
+
+    @Test("JSON: valid shape, keys in file order, strings as text")
+    func json() async throws {
+        let dir = try TemporaryDirectory()
+        let file = try dir.write("config.json", #"{"zeta": 1, "alpha": {"deep": [true, null, "needle"]}, "mid": "x\"y"}"#)
+        let document = try await open(file)
+        #expect(document.documentTypeName == "JSONDocument")
+        #expect(document.field("Valid") == "yes")
+        #expect(document.field("Keys") == "3")
+        #expect(document.field("Depth") == "3")
+        let text = try await document.text
+        #expect(text.contains("needle") && text.contains("x\"y") && text.contains("zeta"))
+        #expect(document.preview().elements.contains(.section(title: "Top-level keys", [.text("zeta, alpha, mid")])))
+    }
+
+    @Test("CSV and TSV: header, rows, counts, JSON export")
+    func csv() async throws {
+        let dir = try TemporaryDirectory()
+        let file = try dir.write("people.csv", "name,city\r\n\"Smith, Jo\",\"Paris\"\r\n\"say \"\"hi\"\"\",\"multi\nline\"\r\n")
+        let document = try await open(file)
+        #expect(document.documentTypeName == "CSVDocument")
+        #expect(document.field("Rows") == "2")
+        #expect(document.field("Columns") == "2")
+        #expect(document.preview().elements.contains(.table(header: ["name", "city"], rows: [["Smith, Jo", "Paris"], ["say \"hi\"", "multi\nline"]])))
+        let json = try await document.export(as: .json).regularFileContents ?? Data()
+        let rows = try JSONSerialization.jsonObject(with: json) as? [[String: String]]
+        #expect(rows?.first?["name"] == "Smith, Jo")
+
+        let tsv = try dir.write("t.tsv", "a\tb\n1\t2\n")
+        #expect(try await open(tsv).field("Separator") == "tab")
+    }
+
+    @Test("HTML: libxml2's own documentation")
+    func html() async throws {
+        let faq = try await open("/usr/share/doc/libxml2/html/FAQ.html")
+        #expect(faq.documentTypeName == "HTMLDocument")
+        #expect(faq.metadata.title?.isEmpty == false)
+        #expect(Int(faq.field("Links") ?? "") ?? 0 > 10)
+        let text = try await faq.text
+        #expect(text.contains("libxml"))
+        #expect(!text.contains("<a ") && !text.contains("href=") && !text.contains("<p>"))
+    }
+
+    @Test("XML: root element and namespaces of a real Word document part and the MIME database")
+    func xml() async throws {
+        let word = try await open("/usr/share/pandoc/data/docx/word/document.xml")
+        #expect(word.documentTypeName == "XMLDocument")
+        #expect(word.field("Root element") == "document")
+        #expect(word.field("Well-formed") == "yes")
+        let namespaces = word.preview().elements.compactMap { element -> [[String]]? in
+            if case .section("Namespaces", let content) = element, case .table(_, let rows)? = content.first { return rows }
+            return nil
+        }.first ?? []
+        #expect(namespaces.contains { $0.first == "w" })
+
+        let mime = try await open("/usr/share/mime/packages/freedesktop.org.xml")
+        #expect(mime.field("Root element") == "mime-info")
+        #expect(mime.field("Namespace") == "http://www.freedesktop.org/standards/shared-mime-info")
+    }
+
+    @Test("Images: dimensions from headers agree with file(1) for PNG, GIF, JPEG, BMP and WebP")
+    func images() async throws {
+        let dir = try TemporaryDirectory()
+        let png = "/usr/share/doc/libpng-dev/examples/pngtest.png"
+        // A PPM written here, turned into JPEG by cjpeg, into BMP by djpeg, and the PNG into WebP by cwebp.
+        let ppm = try dir.write("p.ppm", bytes: Array("P6\n37 23\n255\n".utf8) + (0..<(37 * 23 * 3)).map { UInt8($0 % 251) })
+        let jpeg = dir.path + "/photo.jpg", bmp = dir.path + "/photo.bmp", webp = dir.path + "/icon.webp"
+        #expect(try runTool("/usr/bin/cjpeg", ["-outfile", jpeg, ppm]).status == 0)
+        #expect(try runTool("/usr/bin/djpeg", ["-bmp", "-outfile", bmp, jpeg]).status == 0)
+        #expect(try runTool("/usr/bin/cwebp", ["-quiet", png, "-o", webp]).status == 0)
+        let cases: [(path: String, format: String)] = [
+            (png, "PNG"), ("/usr/share/doc/libxml2/html/Libxml2-Logo-180x168.gif", "GIF"), (jpeg, "JPEG"), (bmp, "BMP"),
+            (webp, "WebP"),
+        ]
+        for (path, format) in cases {
+            let image = try await open(path)
+            #expect(image.documentTypeName == "ImageDocument", "\(path)")
+            #expect(image.field("Format") == format)
+            // file(1) does not give a WebP's size; cwebp keeps the PNG's.
+            let expected = try dimensionsFromFile(format == "WebP" ? png : path)
+            #expect(expected != nil)
+            #expect(image.field("Width") == expected.map { String($0.0) } && image.field("Height") == expected.map { String($0.1) },
+                    "\(format): Docent says \(image.field("Dimensions") ?? "nothing"), file says \(String(describing: expected))")
+            #expect(image.metadata.problems.isEmpty, "\(format): \(image.metadata.problems)")
+        }
+        #expect(try await open(png).field("Colour") == "RGBA")
+
+        let svg = try dir.write("logo.svg", """
+            <?xml version="1.0"?>
+            <svg xmlns="http://www.w3.org/2000/svg" width="120" height="80px"><title>Company logo</title><text x="1" y="2">ACME</text></svg>
+            """)
+        let vector = try await open(svg)
+        #expect(vector.documentTypeName == "ImageDocument")
+        #expect(vector.field("Dimensions") == "120 × 80")
+        #expect(vector.metadata.title == "Company logo")
+        #expect(try await vector.text.contains("ACME"))
+    }
+
+    @Test("gzip: a man page compressed by gzip, and a package's compressed changelog")
+    func gzip() async throws {
+        let dir = try TemporaryDirectory()
+        let page = try dir.write("tool.1", ".TH TOOL 1\n.SH NAME\ntool \\- does things\n")
+        #expect(try runTool("/usr/bin/gzip", ["-n", page]).status == 0)
+        let man = try await open(page + ".gz")
+        #expect(man.documentTypeName == "GzipDocument")
+        #expect(man.metadata.problems.isEmpty)
+        #expect(try await man.text.contains("does things"))
+        #expect(man.preview().elements.contains(.code(language: "roff", ".TH TOOL 1\n.SH NAME\ntool \\- does things")))
+
+        let changelog = try await open("/usr/share/doc/file/changelog.Debian.gz")
+        #expect(try await changelog.text.contains("file ("))
+    }
+
+    @Test("Generic: an executable, a FIFO and a directory")
+    func generic() async throws {
+        let elf = try await open("/bin/true")
+        #expect(elf.documentTypeName == "GenericDocument")
+        #expect(elf.field("Description")?.contains("ELF") == true)
+        #expect(elf.preview().elements.contains { if case .code(_, let dump) = $0 { dump.hasPrefix("00000000  7f 45 4c 46") } else { false } })
+        #expect(elf.writableContentTypes.isEmpty)
+
+        let dir = try TemporaryDirectory()
+        let fifo = dir.path + "/pipe"
+        #expect(mkfifo(fifo, 0o600) == 0)
+        let special = try await open(fifo)  // would block forever if it were opened
+        #expect(special.field("Kind") == "fifo")
+
+        try dir.write("sub/a.txt", "a")
+        try dir.write("sub/b.txt", "b")
+        let listing = try await open(dir.path + "/sub")
+        #expect(listing.preview().elements.contains(.list(ordered: false, items: [[.text("a.txt")], [.text("b.txt")]])))
+    }
+}
