@@ -96,7 +96,7 @@ let package = Package(
         ),
         .testTarget(
             name: "DocumentModelTests",
-            dependencies: ["DocumentModel", "ContentTypes", "FileAccess", "Engine", "TestSupport",
+            dependencies: ["DocumentModel", "ContentTypes", "FileAccess", "Engine", "Documents", "TestSupport",
                            .product(name: "SystemPackage", package: "swift-system")]
         ),
         .testTarget(name: "RenderingTests", dependencies: ["Rendering", "DocumentModel"]),

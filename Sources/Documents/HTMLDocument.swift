@@ -31,6 +31,10 @@ public struct HTMLDocument: FileDocument, DocumentMetadataProviding {
     public init(configuration: ReadConfiguration) throws {
         let data = try configuration.contents()
         guard DecodedText(data, isComplete: !configuration.file.isTruncated) != nil else { throw DocumentReadError.notText }
+        guard !data.isEmpty else {
+            (title, text, linkCount, headings, language) = (nil, "", 0, [], nil)
+            return
+        }
         LibXML.initialize()
         let options = Int32(HTML_PARSE_RECOVER.rawValue | HTML_PARSE_NOERROR.rawValue | HTML_PARSE_NOWARNING.rawValue
                             | HTML_PARSE_NONET.rawValue | HTML_PARSE_COMPACT.rawValue)

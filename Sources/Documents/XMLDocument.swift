@@ -54,7 +54,6 @@ public struct XMLDocument: FileDocument, DocumentMetadataProviding {
         } catch {
             if !configuration.file.isTruncated { syntaxError = "\(error)" }
         }
-        if root == nil, let syntaxError { throw DocumentReadError("not XML: \(syntaxError)") }
         rootElement = root
         self.rootNamespace = rootNamespace
         self.namespaces = namespaces
