@@ -149,8 +149,26 @@ struct JSONScanner {
     private static let delimiters: Set<UInt8> = [0x20, 0x09, 0x0A, 0x0D, UInt8(ascii: ","), UInt8(ascii: "]"),
                                                  UInt8(ascii: "}"), UInt8(ascii: ":"), UInt8(ascii: "\"")]
 
+    /// Whether `token` is a JSON number: `-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?`.
     static func isNumber(_ token: String) -> Bool {
-        token.wholeMatch(of: /-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?/) != nil
+        var bytes = token.utf8[...]
+        func digits() -> Int {
+            let count = bytes.prefix { $0 >= 0x30 && $0 <= 0x39 }.count
+            bytes = bytes.dropFirst(count)
+            return count
+        }
+        if bytes.first == UInt8(ascii: "-") { bytes = bytes.dropFirst() }
+        if bytes.first == UInt8(ascii: "0") { bytes = bytes.dropFirst() } else if digits() == 0 { return false }
+        if bytes.first == UInt8(ascii: ".") {
+            bytes = bytes.dropFirst()
+            if digits() == 0 { return false }
+        }
+        if bytes.first == UInt8(ascii: "e") || bytes.first == UInt8(ascii: "E") {
+            bytes = bytes.dropFirst()
+            if bytes.first == UInt8(ascii: "+") || bytes.first == UInt8(ascii: "-") { bytes = bytes.dropFirst() }
+            if digits() == 0 { return false }
+        }
+        return bytes.isEmpty
     }
 
     /// Reads the string starting at `i` (a quote); nil when the input ends inside it.
