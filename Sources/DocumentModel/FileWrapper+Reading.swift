@@ -21,7 +21,11 @@ extension FileWrapper {
             }
             let result: Result<Data, FileReadError> = cache.withLock { cache in
                 if let cached = cache.contents { return cached }
-                let read = Result { () throws(FileReadError) -> Data in try Self.read(path, status, upTo: readLimit) }
+                // Read only what the known prefix lacks.
+                let have = known ?? []
+                let read = Result { () throws(FileReadError) -> Data in
+                    Data(have) + (try Self.read(path, status, upTo: readLimit - have.count, at: have.count))
+                }
                 cache.contents = read
                 return read
             }
@@ -42,7 +46,7 @@ extension FileWrapper {
             if let cached = cache.withLock({ $0.contents }), case .success(let data) = cached {
                 return data.prefix(wanted)
             }
-            return try Self.read(path, status, upTo: wanted)
+            return try Self.read(path, status, upTo: wanted, at: 0)
         default:
             throw FileReadError(path: filePath, errno: nil, message: "not a regular file")
         }
@@ -61,9 +65,9 @@ extension FileWrapper {
         }
     }
 
-    private static func read(_ path: FilePath, _ status: FileStatus, upTo limit: Int) throws(FileReadError) -> Data {
+    private static func read(_ path: FilePath, _ status: FileStatus, upTo limit: Int, at offset: Int) throws(FileReadError) -> Data {
         do {
-            return Data(try ReadOnlyFile(path, expected: status).read(upTo: limit))
+            return Data(try ReadOnlyFile(path, expected: status).read(upTo: limit, at: offset))
         } catch {
             throw FileReadError(path: path, error)
         }

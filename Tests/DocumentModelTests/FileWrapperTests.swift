@@ -90,3 +90,17 @@ struct FileWrapperTests {
         #expect(folder.fileWrappers?["out.txt"] === file)
     }
 }
+
+@Suite("FileWrapper reuse of a partial prefix")
+struct PartialPrefixTests {
+    @Test("Only the bytes after a known head are read from the file")
+    func readsOnlyTheRest() throws {
+        let dir = try TemporaryDirectory()
+        let path = try dir.write("big.txt", "HEAD" + String(repeating: "x", count: 100))
+        // The "known" head differs from the disk on purpose: if it were read again, "HEAD" would show.
+        let wrapper = try FileWrapper(path: FilePath(path), knownPrefix: Array("head".utf8))
+        let contents = try #require(wrapper.regularFileContents)
+        #expect(contents.count == 104)
+        #expect(contents.prefix(5) == Data("headx".utf8))
+    }
+}
