@@ -14,6 +14,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         .package(url: "https://github.com/apple/swift-system", from: "1.4.0"),
         .package(url: "https://github.com/jpsim/Yams", from: "6.0.0"),
+        .package(url: "https://github.com/groue/GRDB.swift", from: "7.0.0"),
     ],
     targets: [
         .systemLibrary(
@@ -62,6 +63,10 @@ let package = Package(
             dependencies: ["DocumentModel", "ContentTypes", "CCmarkGFM", "CLibXML2", "CZlib"]
         ),
         .target(
+            name: "Index",
+            dependencies: ["ContentTypes", .product(name: "GRDB", package: "GRDB.swift")]
+        ),
+        .target(
             name: "Engine",
             dependencies: ["Classifier", "DocumentModel", "Documents", "FileAccess", "ContentTypes",
                            .product(name: "SystemPackage", package: "swift-system")]
@@ -98,6 +103,10 @@ let package = Package(
             name: "DocumentModelTests",
             dependencies: ["DocumentModel", "ContentTypes", "FileAccess", "Engine", "Documents", "TestSupport",
                            .product(name: "SystemPackage", package: "swift-system")]
+        ),
+        .testTarget(
+            name: "IndexTests",
+            dependencies: ["Index", "TestSupport", .product(name: "GRDB", package: "GRDB.swift")]
         ),
         .testTarget(name: "RenderingTests", dependencies: ["Rendering", "DocumentModel"]),
         .testTarget(

@@ -1,0 +1,37 @@
+/// A full-text query, built from parts, that becomes an FTS5 `MATCH` string in which every
+/// word the user typed is a double-quoted FTS5 string: user text can never be read as FTS5
+/// syntax, and never reaches SQL except as a bound parameter.
+public indirect enum FTSExpression: Sendable, Hashable {
+    /// A word (stemmed like the text).
+    case term(String)
+    /// Words starting with this.
+    case prefix(String)
+    /// Words in this order, adjacent.
+    case phrase([String])
+    /// Every part must match.
+    case and([FTSExpression])
+    /// Any part may match.
+    case or([FTSExpression])
+    /// The first matches and the second does not.
+    case not(FTSExpression, FTSExpression)
+    /// The expression, restricted to the named columns (`name`, `title`, `body`, `meta`, `parts`).
+    case columns([String], FTSExpression)
+
+    /// The FTS5 query string.
+    public var matchString: String {
+        switch self {
+        case .term(let word): Self.quote(word)
+        case .prefix(let word): Self.quote(word) + " *"
+        case .phrase(let words): Self.quote(words.joined(separator: " "))
+        case .and(let parts): parts.count == 1 ? parts[0].matchString : "(" + parts.map(\.matchString).joined(separator: " AND ") + ")"
+        case .or(let parts): parts.count == 1 ? parts[0].matchString : "(" + parts.map(\.matchString).joined(separator: " OR ") + ")"
+        case .not(let positive, let negative): "(" + positive.matchString + " NOT " + negative.matchString + ")"
+        case .columns(let names, let expression): "{" + names.joined(separator: " ") + "} : (" + expression.matchString + ")"
+        }
+    }
+
+    /// `text` as an FTS5 string: in double quotes, with embedded quotes doubled.
+    static func quote(_ text: String) -> String {
+        "\"" + text.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+    }
+}

@@ -1,0 +1,48 @@
+import Foundation
+import GRDB
+
+extension FileIndex {
+    /// The row for `path`, without its text.
+    public func file(at path: [UInt8]) throws(IndexError) -> IndexedFile? {
+        try read { db in
+            try Row.fetchOne(db, sql: "SELECT * FROM files WHERE path = ?", arguments: [Data(path)]).map(IndexedFile.init(row:))
+        }
+    }
+
+    /// Every indexed path under `directory` (the directory itself included) and its signature:
+    /// what a re-index compares with `lstat`.
+    public func signatures(under directory: [UInt8]) throws(IndexError) -> [[UInt8]: FileSignature] {
+        var prefix = directory
+        if prefix.last != UInt8(ascii: "/") { prefix.append(UInt8(ascii: "/")) }
+        var upper = prefix
+        upper[upper.count - 1] = UInt8(ascii: "/") + 1  // "/" + 1 = "0": every path with the prefix sorts below
+        return try read { db in
+            var out: [[UInt8]: FileSignature] = [:]
+            let rows = try Row.fetchCursor(db, sql: """
+                SELECT path, device, inode, size, modified, changed FROM files
+                WHERE (path >= ? AND path < ?) OR path = ?
+                """, arguments: [Data(prefix), Data(upper), Data(directory)])
+            while let row = try rows.next() {
+                let path: Data = row["path"]
+                out[[UInt8](path)] = FileSignature(device: row["device"], inode: row["inode"], size: row["size"],
+                                                   modified: row["modified"], changed: row["changed"])
+            }
+            return out
+        }
+    }
+
+    /// How many files the index holds.
+    public func count() throws(IndexError) -> Int {
+        try read { try Int.fetchOne($0, sql: "SELECT count(*) FROM files") ?? 0 }
+    }
+}
+
+extension IndexedFile {
+    init(row: Row) {
+        let path: Data = row["path"]
+        self.init(path: [UInt8](path), device: row["device"], inode: row["inode"], size: row["size"],
+                  modified: row["modified"], changed: row["changed"], contentType: row["contentType"],
+                  documentType: row["documentType"], title: row["title"], metadata: row["metadata"], text: "",
+                  evidence: row["evidence"], errorKind: row["errorKind"], errorMessage: row["errorMessage"])
+    }
+}

@@ -1,0 +1,49 @@
+import GRDB
+
+extension FileIndex {
+    /// The schema, one migration per version; a database that has migrations this list does
+    /// not know was made by a newer Docent and is refused, never touched.
+    static var migrator: DatabaseMigrator {
+        var migrator = DatabaseMigrator()
+        migrator.registerMigration("v1") { db in
+            try db.execute(sql: """
+                CREATE TABLE roots (
+                    path BLOB PRIMARY KEY,
+                    lastIndexed REAL
+                );
+                CREATE TABLE files (
+                    id INTEGER PRIMARY KEY,
+                    path BLOB NOT NULL UNIQUE,
+                    parent BLOB NOT NULL,
+                    name TEXT NOT NULL,
+                    device INTEGER NOT NULL,
+                    inode INTEGER NOT NULL,
+                    size INTEGER NOT NULL,
+                    modified INTEGER NOT NULL,
+                    changed INTEGER NOT NULL,
+                    contentType TEXT NOT NULL,
+                    documentType TEXT,
+                    title TEXT,
+                    metadata TEXT,
+                    evidence TEXT,
+                    errorKind TEXT,
+                    errorMessage TEXT,
+                    indexedAt REAL NOT NULL
+                );
+                CREATE INDEX files_parent ON files(parent);
+                CREATE INDEX files_identity ON files(device, inode);
+                CREATE INDEX files_type ON files(contentType);
+                -- The text lives only here. Prose is stemmed (porter), everything is folded and
+                -- stripped of diacritics, and 2- and 3-character prefix indexes serve prefix
+                -- queries. `parts` holds the pieces of camelCase identifiers, which unicode61
+                -- keeps whole (snake_case and dotted names it already splits).
+                CREATE VIRTUAL TABLE files_fts USING fts5(
+                    name, title, body, meta, parts,
+                    tokenize = 'porter unicode61 remove_diacritics 2',
+                    prefix = '2 3'
+                );
+                """)
+        }
+        return migrator
+    }
+}

@@ -1,0 +1,81 @@
+import Foundation
+import GRDB
+
+/// What to find.
+public struct SearchRequest: Sendable {
+    /// The full-text part; nil to match on filters alone.
+    public var match: FTSExpression?
+    /// Content type identifiers a hit's type must be one of (already expanded through
+    /// conformance by the caller); nil for any.
+    public var contentTypes: Set<String>?
+    public var limit: Int
+
+    public init(match: FTSExpression?, contentTypes: Set<String>? = nil, limit: Int = 20) {
+        self.match = match
+        self.contentTypes = contentTypes
+        self.limit = limit
+    }
+}
+
+/// One search result.
+public struct SearchHit: Sendable, Hashable {
+    public var path: [UInt8]
+    public var contentType: String
+    public var title: String?
+    /// BM25 relevance, higher is better (0 when matching on filters alone).
+    public var score: Double
+    /// Text around the matched terms; each match is between `SearchHit.matchStart` and `matchEnd`.
+    public var snippet: String
+    public var modified: Int64
+
+    /// Marks the start and end of a matched term in `snippet` (renderers replace them).
+    public static let matchStart = "\u{2}", matchEnd = "\u{3}"
+
+    public var displayPath: String { String(decoding: path, as: UTF8.self) }
+}
+
+extension FileIndex {
+    /// Column weights for BM25: a match in the name counts ten times one in the body, the
+    /// title five times, metadata twice.
+    static let weights = "10.0, 5.0, 1.0, 2.0, 0.5"
+
+    /// The body's best fragment when the body matched, else the best column's.
+    static let snippet = """
+        CASE WHEN instr(snippet(files_fts, 2, char(2), char(3), '…', 16), char(2)) > 0
+             THEN snippet(files_fts, 2, char(2), char(3), '…', 16)
+             ELSE snippet(files_fts, -1, char(2), char(3), '…', 16) END
+        """
+
+    /// The best `request.limit` hits, by BM25 then recency.
+    public func search(_ request: SearchRequest) throws(IndexError) -> [SearchHit] {
+        var conditions: [String] = []
+        var arguments: [any DatabaseValueConvertible] = []
+        if let match = request.match {
+            conditions.append("files_fts MATCH ?")
+            arguments.append(match.matchString)
+        }
+        if let types = request.contentTypes {
+            guard !types.isEmpty else { return [] }
+            conditions.append("files.contentType IN (" + Array(repeating: "?", count: types.count).joined(separator: ", ") + ")")
+            arguments.append(contentsOf: types.sorted() as [any DatabaseValueConvertible])
+        }
+        let ranked = request.match != nil
+        let sql = """
+            SELECT files.path, files.contentType, files.title, files.modified,
+                   \(ranked ? "-bm25(files_fts, \(Self.weights))" : "0.0") AS score,
+                   \(ranked ? Self.snippet : "substr(files_fts.body, 1, 120)") AS snippet
+            FROM files_fts JOIN files ON files.id = files_fts.rowid
+            \(conditions.isEmpty ? "" : "WHERE " + conditions.joined(separator: " AND "))
+            ORDER BY \(ranked ? "bm25(files_fts, \(Self.weights))," : "") files.modified DESC
+            LIMIT ?
+            """
+        arguments.append(request.limit)
+        return try read { db in
+            try Row.fetchAll(db, sql: sql, arguments: StatementArguments(arguments)).map { row in
+                let path: Data = row["path"]
+                return SearchHit(path: [UInt8](path), contentType: row["contentType"], title: row["title"],
+                                 score: row["score"], snippet: row["snippet"] ?? "", modified: row["modified"])
+            }
+        }
+    }
+}

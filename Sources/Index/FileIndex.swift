@@ -1,0 +1,65 @@
+import Foundation
+import GRDB
+
+/// The searchable index: one SQLite database in WAL mode, so searches never wait for the
+/// writer, with an FTS5 table over names, titles, text and metadata.
+public final class FileIndex: Sendable {
+    /// The database file.
+    public let path: String
+    let pool: DatabasePool
+
+    /// Opens (creating and migrating as needed) the index at `path`.
+    ///
+    /// - Throws: `IndexError.newerSchema` when a newer Docent made the index, and
+    ///   `IndexError.cannotOpen` with SQLite's message otherwise.
+    public init(path: String) throws(IndexError) {
+        self.path = path
+        var configuration = Configuration()
+        configuration.busyMode = .timeout(10)
+        configuration.prepareDatabase { db in
+            try db.execute(sql: "PRAGMA synchronous = NORMAL")
+        }
+        do {
+            try FileManager.default.createDirectory(
+                atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+            pool = try DatabasePool(path: path, configuration: configuration)
+        } catch {
+            throw IndexError.cannotOpen(path: path, message: "\(error)")
+        }
+        do {
+            let migrator = Self.migrator
+            let superseded = try pool.read { try migrator.hasBeenSuperseded($0) }
+            if superseded { throw IndexError.newerSchema(path: path) }
+            try migrator.migrate(pool)
+        } catch let error as IndexError {
+            throw error
+        } catch {
+            throw IndexError.cannotOpen(path: path, message: "\(error)")
+        }
+    }
+
+    /// The default place: `$XDG_DATA_HOME/docent/index.sqlite` (`~/.local/share/docent/…`).
+    public static func defaultPath(environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
+        let base = environment["XDG_DATA_HOME"].flatMap { $0.isEmpty ? nil : $0 }
+            ?? (environment["HOME"] ?? NSHomeDirectory()) + "/.local/share"
+        return base + "/docent/index.sqlite"
+    }
+}
+
+/// The index could not be used.
+public enum IndexError: Error, Sendable, CustomStringConvertible {
+    case cannotOpen(path: String, message: String)
+    case newerSchema(path: String)
+    case database(message: String)
+
+    public var description: String {
+        switch self {
+        case .cannotOpen(let path, let message):
+            "cannot open the index at \(path): \(message)"
+        case .newerSchema(let path):
+            "the index at \(path) was made by a newer Docent; upgrade Docent, or remove the index to rebuild it"
+        case .database(let message):
+            "the index failed: \(message)"
+        }
+    }
+}

@@ -1,0 +1,77 @@
+import Foundation
+
+/// One file's row in the index: what `lstat` said, what the classifier and the document
+/// type found, and its text.
+public struct IndexedFile: Sendable, Hashable {
+    /// The path's bytes, exactly as on disk (names need not be UTF-8).
+    public var path: [UInt8]
+    /// `lstat` identity and change signature.
+    public var device: Int64
+    public var inode: Int64
+    public var size: Int64
+    /// Nanoseconds since the epoch.
+    public var modified: Int64
+    public var changed: Int64
+    /// The content type's identifier.
+    public var contentType: String
+    /// The Swift type that read the file, if any did.
+    public var documentType: String?
+    public var title: String?
+    /// Metadata fields as a JSON object.
+    public var metadata: String?
+    /// The plain-text rendition, within the text budget.
+    public var text: String
+    /// Why the classifier chose the type (`ClassificationReason.code`).
+    public var evidence: String?
+    /// A failure met on this file: a short kind and a message.
+    public var errorKind: String?
+    public var errorMessage: String?
+
+    public init(path: [UInt8], device: Int64, inode: Int64, size: Int64, modified: Int64, changed: Int64,
+                contentType: String, documentType: String? = nil, title: String? = nil, metadata: String? = nil,
+                text: String = "", evidence: String? = nil, errorKind: String? = nil, errorMessage: String? = nil) {
+        self.path = path
+        self.device = device
+        self.inode = inode
+        self.size = size
+        self.modified = modified
+        self.changed = changed
+        self.contentType = contentType
+        self.documentType = documentType
+        self.title = title
+        self.metadata = metadata
+        self.text = text
+        self.evidence = evidence
+        self.errorKind = errorKind
+        self.errorMessage = errorMessage
+    }
+
+    /// The path as text (bytes that are not UTF-8 shown as replacement characters).
+    public var displayPath: String { String(decoding: path, as: UTF8.self) }
+
+    /// The last component of the path.
+    public var name: String {
+        let slash = path.lastIndex(of: UInt8(ascii: "/")).map { path.index(after: $0) } ?? path.startIndex
+        return String(decoding: path[slash...], as: UTF8.self)
+    }
+
+    /// The directory holding the file, as bytes.
+    public var parent: [UInt8] {
+        guard let slash = path.lastIndex(of: UInt8(ascii: "/")) else { return [] }
+        return slash == path.startIndex ? [UInt8(ascii: "/")] : Array(path[..<slash])
+    }
+
+    /// What decides whether the file changed since it was indexed.
+    public var signature: FileSignature {
+        FileSignature(device: device, inode: inode, size: size, modified: modified, changed: changed)
+    }
+}
+
+/// The `lstat` fields compared to decide whether a file needs reading again.
+public struct FileSignature: Sendable, Hashable {
+    public var device: Int64, inode: Int64, size: Int64, modified: Int64, changed: Int64
+
+    public init(device: Int64, inode: Int64, size: Int64, modified: Int64, changed: Int64) {
+        (self.device, self.inode, self.size, self.modified, self.changed) = (device, inode, size, modified, changed)
+    }
+}
