@@ -68,7 +68,7 @@ let package = Package(
         ),
         .target(
             name: "Engine",
-            dependencies: ["Classifier", "DocumentModel", "Documents", "FileAccess", "ContentTypes",
+            dependencies: ["Classifier", "DocumentModel", "Documents", "FileAccess", "ContentTypes", "Index", "Watcher",
                            .product(name: "SystemPackage", package: "swift-system")]
         ),
         .target(

@@ -47,6 +47,11 @@ public struct DocumentRegistry: Sendable {
     /// Runs off the caller's actor.
     /// - Throws: `DocumentOpenError` when no group could open the file.
     public func open(_ configuration: FileDocumentReadConfiguration) async throws(DocumentOpenError) -> OpenedDocument {
+        try openSynchronously(configuration)
+    }
+
+    /// `open(_:)` on the calling thread, for worker threads that are not in a task.
+    public func openSynchronously(_ configuration: FileDocumentReadConfiguration) throws(DocumentOpenError) -> OpenedDocument {
         var problems: [DocumentProblem] = []
         if configuration.file.isTruncated {
             problems.append(DocumentProblem(

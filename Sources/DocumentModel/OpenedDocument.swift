@@ -20,13 +20,13 @@ public final class OpenedDocument: Sendable {
     public let metadata: DocumentMetadata
 
     private let viewer: @Sendable () -> [PreviewElement]
-    private let exporter: @Sendable (FileDocumentWriteConfiguration) async throws -> FileWrapper
+    private let exporter: @Sendable (FileDocumentWriteConfiguration) throws -> FileWrapper
     private let openingProblems: [DocumentProblem]
 
     init(documentTypeName: String, configuration: FileDocumentReadConfiguration, selection: DocumentSelection,
          writableContentTypes: [UTType], metadata: DocumentMetadata,
          viewer: @escaping @Sendable () -> [PreviewElement],
-         exporter: @escaping @Sendable (FileDocumentWriteConfiguration) async throws -> FileWrapper) {
+         exporter: @escaping @Sendable (FileDocumentWriteConfiguration) throws -> FileWrapper) {
         self.documentTypeName = documentTypeName
         self.contentType = configuration.contentType
         self.file = configuration.file
@@ -75,16 +75,26 @@ public final class OpenedDocument: Sendable {
     ///
     /// - Throws: `DocumentExportError.notWritable` when the document cannot produce `type`.
     public func export(as type: UTType) async throws -> FileWrapper {
+        try exportSynchronously(as: type)
+    }
+
+    /// `export(as:)` on the calling thread, for worker threads that are not in a task.
+    public func exportSynchronously(as type: UTType) throws -> FileWrapper {
         guard let writable = writableType(for: type) else {
             throw DocumentExportError.notWritable(type, documentTypeName: documentTypeName, writable: writableContentTypes)
         }
-        return try await exporter(FileDocumentWriteConfiguration(contentType: writable, existingFile: file))
+        return try exporter(FileDocumentWriteConfiguration(contentType: writable, existingFile: file))
     }
 
     /// The document's `public.plain-text` rendition as a string, or nil when it has none.
     public func plainText() async throws -> String? {
+        try plainTextSynchronously()
+    }
+
+    /// `plainText()` on the calling thread.
+    public func plainTextSynchronously() throws -> String? {
         guard writableType(for: .plainText(in: contentType.registry)) != nil else { return nil }
-        let wrapper = try await export(as: .plainText(in: contentType.registry))
+        let wrapper = try exportSynchronously(as: .plainText(in: contentType.registry))
         return wrapper.regularFileContents.map { String(decoding: $0, as: UTF8.self) }
     }
 }

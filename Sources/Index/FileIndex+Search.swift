@@ -9,6 +9,18 @@ public struct SearchRequest: Sendable {
     /// conformance by the caller); nil for any.
     public var contentTypes: Set<String>?
     public var limit: Int
+    /// Words that must not match (a query of exclusions only).
+    public var excluded: FTSExpression?
+    public var excludedContentTypes: Set<String> = []
+    /// Filename extensions (without the dot), any of which the name must end with.
+    public var extensions: [String] = []
+    public var excludedExtensions: [String] = []
+    /// Shell globs the name must match (case-insensitively).
+    public var nameGlobs: [String] = []
+    /// Directories (as bytes) the file must be under, any of them.
+    public var directories: [[UInt8]] = []
+    public var size: [SearchQuery.Comparison] = []
+    public var modified: [SearchQuery.Comparison] = []
 
     public init(match: FTSExpression?, contentTypes: Set<String>? = nil, limit: Int = 20) {
         self.match = match
@@ -39,6 +51,12 @@ extension FileIndex {
     /// title five times, metadata twice.
     static let weights = "10.0, 5.0, 1.0, 2.0, 0.5"
 
+    /// `text` with LIKE's wildcards escaped by a backslash.
+    static func likeEscaped(_ text: String) -> String {
+        text.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "%", with: "\\%")
+            .replacingOccurrences(of: "_", with: "\\_")
+    }
+
     /// The body's best fragment when the body matched, else the best column's.
     static let snippet = """
         CASE WHEN instr(snippet(files_fts, 2, char(2), char(3), '…', 16), char(2)) > 0
@@ -58,6 +76,44 @@ extension FileIndex {
             guard !types.isEmpty else { return [] }
             conditions.append("files.contentType IN (" + Array(repeating: "?", count: types.count).joined(separator: ", ") + ")")
             arguments.append(contentsOf: types.sorted() as [any DatabaseValueConvertible])
+        }
+        if let excluded = request.excluded {
+            conditions.append("files.id NOT IN (SELECT rowid FROM files_fts WHERE files_fts MATCH ?)")
+            arguments.append(excluded.matchString)
+        }
+        if !request.excludedContentTypes.isEmpty {
+            conditions.append("files.contentType NOT IN (" + Array(repeating: "?", count: request.excludedContentTypes.count).joined(separator: ", ") + ")")
+            arguments.append(contentsOf: request.excludedContentTypes.sorted() as [any DatabaseValueConvertible])
+        }
+        if !request.extensions.isEmpty {
+            conditions.append("(" + request.extensions.map { _ in "lower(files.name) LIKE ? ESCAPE '\\'" }.joined(separator: " OR ") + ")")
+            arguments.append(contentsOf: request.extensions.map { "%." + Self.likeEscaped($0.lowercased()) } as [any DatabaseValueConvertible])
+        }
+        for ext in request.excludedExtensions {
+            conditions.append("lower(files.name) NOT LIKE ? ESCAPE '\\'")
+            arguments.append("%." + Self.likeEscaped(ext.lowercased()))
+        }
+        for glob in request.nameGlobs {
+            conditions.append("lower(files.name) GLOB ?")
+            arguments.append(glob.lowercased())
+        }
+        if !request.directories.isEmpty {
+            var ranges: [String] = []
+            for directory in request.directories {
+                var prefix = directory
+                if prefix.last != UInt8(ascii: "/") { prefix.append(UInt8(ascii: "/")) }
+                var upper = prefix
+                upper[upper.count - 1] = UInt8(ascii: "/") + 1
+                ranges.append("(files.path >= ? AND files.path < ?)")
+                arguments.append(contentsOf: [Data(prefix), Data(upper)] as [any DatabaseValueConvertible])
+            }
+            conditions.append("(" + ranges.joined(separator: " OR ") + ")")
+        }
+        for (column, bounds) in [("size", request.size), ("modified", request.modified)] {
+            for bound in bounds {
+                conditions.append("files.\(column) \(bound.op.rawValue) ?")
+                arguments.append(bound.value)
+            }
         }
         let ranked = request.match != nil
         let sql = """

@@ -2,7 +2,7 @@ extension String {
     /// The string with control characters that a terminal would act on (escape sequences,
     /// carriage returns, bells, C1 controls) shown in caret notation (`^[`), so file content
     /// can never drive the terminal. Tabs become spaces; newlines are kept.
-    var terminalSafe: String {
+    public var terminalSafe: String {
         guard unicodeScalars.contains(where: \.needsEscapingForTerminal) else { return self }
         var out = String.UnicodeScalarView()
         for scalar in unicodeScalars {

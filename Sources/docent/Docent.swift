@@ -15,7 +15,7 @@ struct Docent: AsyncParsableCommand {
             XDG_DATA_HOME and XDG_DATA_DIRS locate the shared-mime-info database.
             """,
         version: "0.1.0",
-        subcommands: [InfoCommand.self, PreviewCommand.self, ExportCommand.self, TypesCommand.self]
+        subcommands: [IndexCommand.self, SearchCommand.self, PreviewCommand.self, ExportCommand.self, InfoCommand.self, TypesCommand.self]
     )
 }
 
@@ -29,6 +29,8 @@ enum Main {
             } else {
                 try command.run()
             }
+        } catch let exit as ExitCode {
+            Glibc.exit(exit.rawValue)  // a command's own status (search: 1 when nothing matched)
         } catch let failure as CommandFailure {
             Output.error(failure.message)
             Glibc.exit(2)

@@ -1,0 +1,142 @@
+import ArgumentParser
+import ContentTypes
+import Foundation
+import Index
+import FileAccess
+import Rendering
+import SystemPackage
+
+/// `docent search QUERY`: ranked hits from the index.
+struct SearchCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "search",
+        abstract: "Search the index.",
+        discussion: """
+            Words must all match; "exact phrases"; prefix*; OR; -word or NOT word; parentheses. Fields:
+            type: (an identifier, or pdf, image, text, source, markdown, …; subtypes match too), ext:,
+            name: (a glob), in: (a directory), size: (>10M, <1k), modified: (>2025-06-01, <7d), title:.
+            Exit status: 0 something matched, 1 nothing did, 2 an error.
+            """
+    )
+
+    @Argument(help: "The query (several arguments are joined with spaces).")
+    var query: [String]
+
+    @OptionGroup var location: IndexLocation
+
+    @Option(help: "The most hits to show.")
+    var limit = 20
+
+    @Flag(help: "One JSON object per hit per line: path, contentType, title, score, snippet.")
+    var json = false
+
+    @Flag(help: "Paths only, one per line.")
+    var files = false
+
+    @Flag(name: [.customShort("0"), .customLong("print0")], help: "Paths only, each followed by a NUL byte (for xargs -0).")
+    var print0 = false
+
+    func validate() throws {
+        if limit < 1 { throw ValidationError("--limit must be at least 1.") }
+    }
+
+    func run() throws {
+        Output.ignoreSIGPIPE()
+        let parsed: SearchQuery
+        do {
+            parsed = try SearchQuery.parse(query.joined(separator: " "))
+        } catch {
+            throw CommandFailure(error.description)
+        }
+        guard FileManager.default.fileExists(atPath: location.resolved) else {
+            throw CommandFailure("there is no index at \(location.resolved) yet: run `docent index DIRECTORY` first")
+        }
+        let index = try location.open()
+        var request = SearchRequest(match: parsed.match, limit: limit)
+        let registry = UTTypeRegistry.shared
+        if !parsed.types.isEmpty {
+            var allowed: Set<String>?
+            for name in parsed.types {
+                let expanded = try TypeNames.expand(name, in: registry)
+                allowed = allowed.map { $0.intersection(expanded) } ?? expanded
+            }
+            request.contentTypes = allowed
+        }
+        for name in parsed.excludedTypes { request.excludedContentTypes.formUnion(try TypeNames.expand(name, in: registry)) }
+        request.excluded = parsed.excluded
+        request.extensions = parsed.extensions
+        request.excludedExtensions = parsed.excludedExtensions
+        request.nameGlobs = parsed.nameGlobs
+        request.directories = parsed.directories.map { Array(Paths.absolute($0).string.utf8) }
+        request.size = parsed.size
+        request.modified = parsed.modified
+        let hits: [SearchHit]
+        do { hits = try index.search(request) } catch { throw CommandFailure("\(error)") }
+        for hit in hits {
+            if print0 {
+                Output.write(Data(hit.path + [0]))
+            } else if files {
+                Output.write(Data(hit.path + [0x0A]))
+            } else if json {
+                Output.line(JSONRenderer.encode(HitJSON(hit)))
+            } else {
+                Output.line(HitFormat.text(hit, terminal: Output.isTerminal && !Terminal.noColor))
+            }
+        }
+        if hits.isEmpty { throw ExitCode(1) }
+    }
+}
+
+/// A hit as `--json` prints it.
+struct HitJSON: Encodable {
+    let path: String, contentType: String, title: String?, score: Double, snippet: String
+    init(_ hit: SearchHit) {
+        path = hit.displayPath
+        contentType = hit.contentType
+        title = hit.title
+        score = hit.score
+        snippet = hit.snippet.replacingOccurrences(of: SearchHit.matchStart, with: "[").replacingOccurrences(of: SearchHit.matchEnd, with: "]")
+    }
+}
+
+enum HitFormat {
+    static func text(_ hit: SearchHit, terminal: Bool) -> String {
+        let (open, close) = terminal ? ("\u{1B}[1m", "\u{1B}[0m") : ("[", "]")
+        // Make the file's text safe piece by piece, so the match markers survive as ours.
+        let snippet = hit.snippet.split(separator: SearchHit.matchStart, omittingEmptySubsequences: false).enumerated()
+            .map { index, piece -> String in
+                let parts = piece.split(separator: SearchHit.matchEnd, maxSplits: 1, omittingEmptySubsequences: false)
+                    .map { String($0).replacingOccurrences(of: "\n", with: " ").terminalSafe }
+                return index == 0 || parts.count < 2 ? parts.joined() : open + parts[0] + close + parts[1]
+            }.joined()
+        var lines = [(terminal ? "\u{1B}[1;36m" : "") + hit.displayPath.terminalSafe + (terminal ? "\u{1B}[0m" : "")]
+        var facts = [hit.contentType, String(format: "score %.3g", hit.score)]
+        if let title = hit.title, !title.isEmpty { facts.append(title.terminalSafe) }
+        lines.append("  " + facts.joined(separator: " · "))
+        if !snippet.isEmpty { lines.append("  " + snippet) }
+        return lines.joined(separator: "\n")
+    }
+}
+
+/// Short type names for `type:`.
+enum TypeNames {
+    static let shortNames: [String: String] = [
+        "pdf": "com.adobe.pdf", "image": "public.image", "text": "public.text", "source": "public.source-code",
+        "code": "public.source-code", "markdown": "net.daringfireball.markdown", "html": "public.html", "json": "public.json",
+        "xml": "public.xml", "csv": "public.comma-separated-values-text", "audio": "public.audio", "video": "public.movie",
+        "archive": "public.archive", "script": "public.script", "python": "public.python-script", "swift": "public.swift-source",
+        "document": "public.composite-content", "spreadsheet": "public.spreadsheet", "presentation": "public.presentation",
+        "executable": "public.executable", "font": "public.font",
+    ]
+
+    /// The identifiers of `name`'s type and every type that conforms to it.
+    static func expand(_ name: String, in registry: UTTypeRegistry) throws -> Set<String> {
+        let identifier = shortNames[name.lowercased()] ?? name
+        guard let type = registry.type(identifier: identifier) ?? (name.contains("/") ? registry.type(mimeType: name) : nil)
+            ?? registry.types(filenameExtension: name).first
+        else {
+            throw CommandFailure("unknown type '\(name)' in type: (an identifier such as public.image, a short name such as pdf, image, text, source, markdown, or an extension)")
+        }
+        return Set([type.identifier] + registry.subtypes(of: type.identifier).map(\.identifier))
+    }
+}
