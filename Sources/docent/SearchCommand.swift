@@ -19,8 +19,9 @@ struct SearchCommand: ParsableCommand {
             """
     )
 
-    @Argument(help: "The query (several arguments are joined with spaces).")
-    var query: [String]
+    // Unrecognized dashes belong to the query, so `docent search -draft type:text` works.
+    @Argument(parsing: .allUnrecognized, help: "The query (several arguments are joined with spaces; -word excludes).")
+    var query: [String] = []
 
     @OptionGroup var location: IndexLocation
 
@@ -38,6 +39,7 @@ struct SearchCommand: ParsableCommand {
 
     func validate() throws {
         if limit < 1 { throw ValidationError("--limit must be at least 1.") }
+        if query.isEmpty { throw ValidationError("give a query, such as `docent search invoice type:pdf`.") }
     }
 
     func run() throws {
@@ -137,6 +139,14 @@ enum TypeNames {
         else {
             throw CommandFailure("unknown type '\(name)' in type: (an identifier such as public.image, a short name such as pdf, image, text, source, markdown, or an extension)")
         }
-        return Set([type.identifier] + registry.subtypes(of: type.identifier).map(\.identifier))
+        // Every declared type below it, breadth-first through the direct subtypes.
+        var found: Set<String> = [type.identifier]
+        var queue = [type.identifier]
+        while let next = queue.popLast() {
+            for subtype in registry.subtypes(of: next) where found.insert(subtype.identifier).inserted {
+                queue.append(subtype.identifier)
+            }
+        }
+        return found
     }
 }

@@ -1,0 +1,129 @@
+import Foundation
+import Testing
+import TestSupport
+
+/// `docent index` and `docent search` on temporary trees, with the index in a temporary XDG_DATA_HOME.
+@Suite("docent index and docent search, end to end")
+struct IndexSearchTests {
+    let dir: TemporaryDirectory
+    let env: [String: String]
+    var root: String { dir.path + "/tree" }
+
+    init() throws {
+        dir = try TemporaryDirectory()
+        env = ["XDG_DATA_HOME": dir.path + "/data"]
+        try dir.write("tree/notes/plan.md", "# Migration plan\n\nWe are running the migration on Monday.\n")
+        try dir.write("tree/src/parser.swift", "func parseHTTPResponse() { let max_retry_count = 3 }\n")
+        try dir.write("tree/src/util.py", "import os.path\nprint(os.path.join('tea', 'cup'))\n")
+        try dir.write("tree/data/prices.csv", "item,price\ntea,3\ncoffee,4\n")
+        try dir.write("tree/big.txt", String(repeating: "filler words here\n", count: 2000) + "needle at the end\n")
+        try dir.write("tree/.git/objects/secret.txt", "needle inside version control\n")
+        try FileManager.default.copyItem(atPath: "/usr/share/doc/libpng-dev/examples/pngtest.png", toPath: root + "/pic.png")
+    }
+
+    func index(_ extra: [String] = []) throws -> [String: Any] {
+        let r = try Docent.run(["index", "--json"] + extra, environment: env)
+        #expect(r.status == 0, "\(r.stderr)")
+        return try #require(r.jsonLines.first)
+    }
+
+    func search(_ query: String, _ extra: [String] = []) throws -> (status: Int32, paths: [String]) {
+        let r = try Docent.run(["search", query, "--files", "--limit", "100"] + extra, environment: env)
+        let paths = r.stdout.split(separator: "\n").map { String($0.dropFirst(root.count + 1)) }
+        return (r.status, paths.sorted())
+    }
+
+    @Test("Index, change the tree, re-index: the index follows the filesystem")
+    func followsTheTree() throws {
+        var summary = try index([root])
+        #expect(summary["files"] as? Int == 6)  // .git is not entered
+        #expect(summary["indexed"] as? Int == 6)
+        #expect(try search("needle").paths == ["big.txt"])
+
+        summary = try index()  // the remembered root, nothing changed
+        #expect(summary["unchanged"] as? Int == 6)
+        #expect(summary["indexed"] as? Int == 0)
+
+        try dir.write("tree/notes/new.txt", "a fresh kettle")
+        try dir.write("tree/notes/plan.md", "# Plan\n\nPostponed to Friday, longer text now.\n")
+        try FileManager.default.removeItem(atPath: root + "/data/prices.csv")
+        try FileManager.default.moveItem(atPath: root + "/src/util.py", toPath: root + "/src/helpers.py")
+        summary = try index()
+        #expect(summary["indexed"] as? Int == 2)
+        #expect(summary["moved"] as? Int == 1)
+        #expect(summary["removed"] as? Int == 1)
+        #expect(try search("kettle").paths == ["notes/new.txt"])
+        #expect(try search("friday").paths == ["notes/plan.md"])
+        #expect(try search("monday").status == 1)
+        #expect(try search("coffee").status == 1)
+        #expect(try search("join").paths == ["src/helpers.py"])
+    }
+
+    @Test("Every query form finds what it should", arguments: [
+        ("migration", ["notes/plan.md"]),
+        ("run", ["notes/plan.md"]),
+        ("\"migration on monday\"", ["notes/plan.md"]),
+        ("migr*", ["notes/plan.md"]),
+        ("tea OR migration", ["data/prices.csv", "notes/plan.md", "src/util.py"]),
+        ("tea -coffee", ["src/util.py"]),
+        ("tea NOT cup", ["data/prices.csv"]),
+        ("(monday OR cup) tea", ["src/util.py"]),
+        ("HTTP", ["src/parser.swift"]),
+        ("max_retry_count", ["src/parser.swift"]),
+        ("os.path.join", ["src/util.py"]),
+        ("type:source", ["src/parser.swift", "src/util.py"]),
+        ("type:public.text tea", ["data/prices.csv", "src/util.py"]),
+        ("type:public.plain-text tea", ["src/util.py"]),  // CSV is delimited text, not plain text (Apple's tree)
+        ("type:image", ["pic.png"]),
+        ("-type:text", ["pic.png"]),
+        ("ext:py", ["src/util.py"]),
+        ("name:p*", ["data/prices.csv", "notes/plan.md", "pic.png", "src/parser.swift"]),
+        ("in:ROOT/src", ["src/parser.swift", "src/util.py"]),
+        ("size:>10k", ["big.txt"]),
+        ("modified:<1d ext:csv", ["data/prices.csv"]),
+        ("modified:>2100-01-01", []),
+        ("title:migration", ["notes/plan.md"]),
+        ("-needle ext:txt", []),
+    ])
+    func queries(query: String, expected: [String]) throws {
+        _ = try index([root])
+        let result = try Docent.run(["search", query.replacingOccurrences(of: "ROOT", with: root), "--files", "--limit", "100"],
+                                    environment: env)
+        let paths = result.stdout.split(separator: "\n").map { String($0.dropFirst(root.count + 1)) }.sorted()
+        #expect(paths == expected, "\(query): \(result.stderr)")
+        #expect(result.status == (expected.isEmpty ? 1 : 0))
+    }
+
+    @Test("Malformed queries and bad input exit 2 with a clear message", arguments: [
+        ("\"unbalanced", "unbalanced quote"), ("(tea", "'(' is not closed"), ("colour:red", "unknown field"),
+        ("size:huge", "cannot read 'huge'"), ("modified:>someday", "cannot read"), ("type:nonsense", "unknown type 'nonsense'"),
+    ])
+    func malformed(query: String, message: String) throws {
+        _ = try index([root])
+        let r = try Docent.run(["search", query], environment: env)
+        #expect(r.status == 2)
+        #expect(r.stderr.contains(message), "\(r.stderr)")
+        #expect(!r.stderr.contains("SQLITE") && !r.stderr.contains("fts5"))
+    }
+
+    @Test("Output forms: text with [marks], JSON lines, NUL-separated paths")
+    func outputForms() throws {
+        _ = try index([root])
+        let text = try Docent.run(["search", "monday"], environment: env)
+        #expect(text.stdout.contains("[Monday]"))
+        #expect(text.stdout.contains("net.daringfireball.markdown"))
+        let json = try Docent.run(["search", "monday", "--json"], environment: env)
+        let hit = try #require(json.jsonLines.first)
+        #expect(hit["path"] as? String == root + "/notes/plan.md")
+        #expect(hit["title"] as? String == "Migration plan")
+        #expect((hit["snippet"] as? String)?.contains("[Monday]") == true)
+        #expect(hit["score"] is Double && hit["contentType"] is String)
+        let nul = try Docent.run(["search", "type:source", "-0"], environment: env)
+        #expect(nul.stdout.split(separator: "\0").count == 2 && nul.stdout.hasSuffix("\0"))
+
+        let missing = try Docent.run(["search", "tea"], environment: ["XDG_DATA_HOME": dir.path + "/empty"])
+        #expect(missing.status == 2 && missing.stderr.contains("docent index"))
+        let notDir = try Docent.run(["index", root + "/nope"], environment: env)
+        #expect(notDir.status == 2 && notDir.stderr.contains("not a directory"))
+    }
+}
