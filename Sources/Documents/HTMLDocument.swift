@@ -114,7 +114,7 @@ public struct HTMLDocument: FileDocument, DocumentMetadataProviding {
         metadata.append("Language", language.map(MetadataValue.text))
         metadata.append("Links", .integer(linkCount))
         metadata.append("Headings", .integer(headings.count))
-        metadata.append("Words", .integer(text.split(whereSeparator: \.isWhitespace).count))
+        metadata.append("Words", .integer(text.wordCount))
         return metadata
     }
 

@@ -98,8 +98,32 @@ extension String {
         return String(s)
     }
 
-    /// Runs of whitespace collapsed to one space.
+    /// Runs of ASCII whitespace collapsed to one space, ends trimmed (on UTF-8 bytes: this
+    /// runs over every text node).
     var collapsingWhitespace: String {
-        split(whereSeparator: \.isWhitespace).joined(separator: " ")
+        var out: [UInt8] = []
+        var pendingSpace = false
+        for byte in utf8 {
+            if byte == 0x20 || byte == 0x09 || byte == 0x0A || byte == 0x0D || byte == 0x0C {
+                pendingSpace = !out.isEmpty
+            } else {
+                if pendingSpace { out.append(0x20) }
+                pendingSpace = false
+                out.append(byte)
+            }
+        }
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    /// The number of runs of non-whitespace (ASCII whitespace), counted on UTF-8 bytes.
+    var wordCount: Int {
+        var count = 0
+        var inWord = false
+        for byte in utf8 {
+            let space = byte == 0x20 || byte == 0x09 || byte == 0x0A || byte == 0x0D || byte == 0x0C
+            if !space && !inWord { count += 1 }
+            inWord = !space
+        }
+        return count
     }
 }

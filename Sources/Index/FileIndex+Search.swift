@@ -116,21 +116,41 @@ extension FileIndex {
             }
         }
         let ranked = request.match != nil
+        // First the ranking alone (bm25 for every match, then the order and the limit), then
+        // snippets for the rows kept: a snippet costs a pass over the text, so it is never
+        // made for a row the limit drops.
         let sql = """
-            SELECT files.path, files.contentType, files.title, files.modified,
-                   \(ranked ? "-bm25(files_fts, \(Self.weights))" : "0.0") AS score,
-                   \(ranked ? Self.snippet : "substr(files_fts.body, 1, 120)") AS snippet
+            SELECT files.id, files.path, files.contentType, files.title, files.modified,
+                   \(ranked ? "-bm25(files_fts, \(Self.weights))" : "0.0") AS score
             FROM files_fts JOIN files ON files.id = files_fts.rowid
             \(conditions.isEmpty ? "" : "WHERE " + conditions.joined(separator: " AND "))
-            ORDER BY \(ranked ? "bm25(files_fts, \(Self.weights))," : "") files.modified DESC
+            ORDER BY \(ranked ? "score DESC," : "") files.modified DESC
             LIMIT ?
             """
         arguments.append(request.limit)
         return try read { db in
-            try Row.fetchAll(db, sql: sql, arguments: StatementArguments(arguments)).map { row in
+            let rows = try Row.fetchAll(db, sql: sql, arguments: StatementArguments(arguments))
+            guard !rows.isEmpty else { return [] }
+            let ids: [Int64] = rows.map { $0["id"] }
+            let placeholders = Array(repeating: "?", count: ids.count).joined(separator: ", ")
+            var snippets: [Int64: String] = [:]
+            if let match = request.match {
+                let snippetRows = try Row.fetchAll(db, sql: """
+                    SELECT rowid, \(Self.snippet) AS snippet FROM files_fts
+                    WHERE files_fts MATCH ? AND rowid IN (\(placeholders))
+                    """, arguments: StatementArguments([match.matchString] + ids))
+                for row in snippetRows { snippets[row["rowid"]] = row["snippet"] }
+            } else {
+                let snippetRows = try Row.fetchAll(db, sql: """
+                    SELECT rowid, substr(body, 1, 120) AS snippet FROM files_fts WHERE rowid IN (\(placeholders))
+                    """, arguments: StatementArguments(ids))
+                for row in snippetRows { snippets[row["rowid"]] = row["snippet"] }
+            }
+            return rows.map { row in
                 let path: Data = row["path"]
+                let id: Int64 = row["id"]
                 return SearchHit(path: [UInt8](path), contentType: row["contentType"], title: row["title"],
-                                 score: row["score"], snippet: row["snippet"] ?? "", modified: row["modified"])
+                                 score: row["score"], snippet: snippets[id] ?? "", modified: row["modified"])
             }
         }
     }

@@ -83,32 +83,54 @@ extension FileIndex {
 /// Response`), indexed beside the text so a part finds the whole. unicode61 already splits
 /// `snake_case` and `dotted.names` at their punctuation.
 enum IdentifierParts {
+    /// The pieces of every mixed-case ASCII word in `text`, space-separated. Works on UTF-8
+    /// bytes: it runs over every indexed text, and Character properties would cost more than
+    /// the rest of indexing.
     static func split(_ text: String) -> String {
-        var parts: [Substring] = []
-        for word in text.split(whereSeparator: { !($0.isLetter || $0.isNumber) }) where word.count > 3 {
-            let pieces = pieces(of: word)
-            if pieces.count > 1 { parts.append(contentsOf: pieces) }
+        var out: [UInt8] = []
+        var text = text
+        text.withUTF8 { bytes in
+            var i = 0
+            while i < bytes.count {
+                guard isAlphanumeric(bytes[i]) else { i += 1; continue }
+                let start = i
+                var mixed = false
+                while i < bytes.count, isAlphanumeric(bytes[i]) {
+                    if i > start, isUpper(bytes[i]), !isUpper(bytes[i - 1]) || (i + 1 < bytes.count && isLower(bytes[i + 1])) {
+                        mixed = true
+                    }
+                    i += 1
+                }
+                if mixed, i - start > 3 { appendPieces(bytes[start..<i], to: &out) }
+            }
         }
-        return parts.joined(separator: " ")
+        return String(decoding: out, as: UTF8.self)
     }
 
-    /// `word` cut before each capital that starts a new piece.
+    /// `word` cut before each capital that starts a new piece (`parseHTTPResponse` → parse HTTP Response).
     static func pieces(of word: Substring) -> [Substring] {
-        var out: [Substring] = []
-        var start = word.startIndex
-        var i = word.index(after: start)
-        while i < word.endIndex {
-            let previous = word[word.index(before: i)]
-            let current = word[i]
-            let next = word.index(after: i) < word.endIndex ? word[word.index(after: i)] : nil
-            // lower→Upper ("parseHTTP"), or the last capital of a run before a lowercase ("HTTPResponse").
-            if current.isUppercase && (previous.isLowercase || previous.isNumber || (previous.isUppercase && next?.isLowercase == true)) {
-                out.append(word[start..<i])
-                start = i
-            }
-            i = word.index(after: i)
-        }
-        out.append(word[start...])
-        return out
+        var out: [UInt8] = []
+        appendPieces(ArraySlice(word.utf8), to: &out)
+        return String(decoding: out, as: UTF8.self).split(separator: " ")
     }
+
+    private static func appendPieces<C: RandomAccessCollection<UInt8>>(_ word: C, to out: inout [UInt8]) where C.Index == Int {
+        if !out.isEmpty { out.append(0x20) }
+        var previous: UInt8 = 0
+        for i in word.indices {
+            let c = word[i]
+            let next = i + 1 < word.endIndex ? word[i + 1] : 0
+            // lower→Upper ("parseHTTP"), or the last capital of a run before a lowercase ("HTTPResponse").
+            if i > word.startIndex, isUpper(c), isLower(previous) || isDigit(previous) || (isUpper(previous) && isLower(next)) {
+                out.append(0x20)
+            }
+            out.append(c)
+            previous = c
+        }
+    }
+
+    private static func isUpper(_ c: UInt8) -> Bool { c >= 0x41 && c <= 0x5A }
+    private static func isLower(_ c: UInt8) -> Bool { c >= 0x61 && c <= 0x7A }
+    private static func isDigit(_ c: UInt8) -> Bool { c >= 0x30 && c <= 0x39 }
+    private static func isAlphanumeric(_ c: UInt8) -> Bool { isUpper(c) || isLower(c) || isDigit(c) }
 }
