@@ -37,7 +37,7 @@ public struct DocumentGroup: Sendable {
         open = { configuration, selection in
             let document = try Document(configuration: configuration)
             let viewed = FileDocumentConfiguration(
-                document: document, fileURL: configuration.file.filePath.map { URL(fileURLWithPath: $0.string) },
+                document: document, fileURL: configuration.file.fileURL,
                 contentType: configuration.contentType, file: configuration.file)
             return OpenedDocument(
                 documentTypeName: name, configuration: configuration, selection: selection,
@@ -65,7 +65,7 @@ public struct DocumentGroup: Sendable {
             let document = try Document(configuration: configuration)
             let lock = DocumentLock()
             let viewed = ReferenceFileDocumentConfiguration(
-                document: document, fileURL: configuration.file.filePath.map { URL(fileURLWithPath: $0.string) },
+                document: document, fileURL: configuration.file.fileURL,
                 contentType: configuration.contentType, file: configuration.file)
             let metadata = lock.withLock { (document as? any DocumentMetadataProviding)?.metadata ?? DocumentMetadata() }
             return OpenedDocument(

@@ -139,6 +139,9 @@ public final class FileWrapper: Sendable {
         set { names.withLock { $0.preferredFilename = newValue } }
     }
 
+    /// The file's URL, for a wrapper read from disk.
+    public var fileURL: URL? { filePath.map { URL(fileURLWithPath: $0.string) } }
+
     /// Whether this wraps a regular file.
     public var isRegularFile: Bool { kind == .regularFile }
     /// Whether this wraps a directory.

@@ -58,7 +58,7 @@ public final class OpenedDocument: Sendable {
     }
 
     /// The file's URL.
-    public var fileURL: URL? { file.filePath.map { URL(fileURLWithPath: $0.string) } }
+    public var fileURL: URL? { file.fileURL }
 
     /// The document's preview: notes on how it was opened, then what its viewer shows.
     public func preview() -> Preview {

@@ -12,10 +12,7 @@ extension FileIndex {
     /// Every indexed path under `directory` (the directory itself included) and its signature:
     /// what a re-index compares with `lstat`.
     public func signatures(under directory: [UInt8]) throws(IndexError) -> [[UInt8]: FileSignature] {
-        var prefix = directory
-        if prefix.last != UInt8(ascii: "/") { prefix.append(UInt8(ascii: "/")) }
-        var upper = prefix
-        upper[upper.count - 1] = UInt8(ascii: "/") + 1  // "/" + 1 = "0": every path with the prefix sorts below
+        let (prefix, upper) = Self.subtreeRange(directory)
         return try read { db in
             var out: [[UInt8]: FileSignature] = [:]
             let rows = try Row.fetchCursor(db, sql: """
@@ -34,6 +31,18 @@ extension FileIndex {
     /// How many files the index holds.
     public func count() throws(IndexError) -> Int {
         try read { try Int.fetchOne($0, sql: "SELECT count(*) FROM files") ?? 0 }
+    }
+}
+
+extension FileIndex {
+    /// The byte range `[lower, upper)` holding every path under `directory`: the directory
+    /// with a trailing "/", and the same with "/" replaced by "0", the next byte.
+    static func subtreeRange(_ directory: [UInt8]) -> (lower: [UInt8], upper: [UInt8]) {
+        var lower = directory
+        if lower.last != UInt8(ascii: "/") { lower.append(UInt8(ascii: "/")) }
+        var upper = lower
+        upper[upper.count - 1] = UInt8(ascii: "/") + 1
+        return (lower, upper)
     }
 }
 

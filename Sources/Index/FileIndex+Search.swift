@@ -100,10 +100,7 @@ extension FileIndex {
         if !request.directories.isEmpty {
             var ranges: [String] = []
             for directory in request.directories {
-                var prefix = directory
-                if prefix.last != UInt8(ascii: "/") { prefix.append(UInt8(ascii: "/")) }
-                var upper = prefix
-                upper[upper.count - 1] = UInt8(ascii: "/") + 1
+                let (prefix, upper) = Self.subtreeRange(directory)
                 ranges.append("(files.path >= ? AND files.path < ?)")
                 arguments.append(contentsOf: [Data(prefix), Data(upper)] as [any DatabaseValueConvertible])
             }

@@ -52,13 +52,13 @@ extension FileIndex {
     /// Moves a row from one path to another without touching its text (a rename within
     /// the roots keeps the file's row).
     public func move(from old: [UInt8], to new: [UInt8]) throws(IndexError) {
-        let moved = IndexedFile(path: new, device: 0, inode: 0, size: 0, modified: 0, changed: 0, contentType: "")
+        let name = IndexedFile.name(of: new)
         try write { db in
             guard let id = try Int64.fetchOne(db, sql: "SELECT id FROM files WHERE path = ?", arguments: [Data(old)]) else { return }
             try db.execute(sql: "DELETE FROM files WHERE path = ?", arguments: [Data(new)])
             try db.execute(sql: "UPDATE files SET path = ?, parent = ?, name = ? WHERE id = ?",
-                           arguments: [Data(new), Data(moved.parent), moved.name, id])
-            try db.execute(sql: "UPDATE files_fts SET name = ? WHERE rowid = ?", arguments: [moved.name, id])
+                           arguments: [Data(new), Data(IndexedFile.parent(of: new)), name, id])
+            try db.execute(sql: "UPDATE files_fts SET name = ? WHERE rowid = ?", arguments: [name, id])
         }
     }
 

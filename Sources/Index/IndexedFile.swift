@@ -50,13 +50,19 @@ public struct IndexedFile: Sendable, Hashable {
     public var displayPath: String { String(decoding: path, as: UTF8.self) }
 
     /// The last component of the path.
-    public var name: String {
+    public var name: String { Self.name(of: path) }
+
+    /// The directory holding the file, as bytes.
+    public var parent: [UInt8] { Self.parent(of: path) }
+
+    /// The last component of `path`, as text.
+    static func name(of path: [UInt8]) -> String {
         let slash = path.lastIndex(of: UInt8(ascii: "/")).map { path.index(after: $0) } ?? path.startIndex
         return String(decoding: path[slash...], as: UTF8.self)
     }
 
-    /// The directory holding the file, as bytes.
-    public var parent: [UInt8] {
+    /// The directory holding `path`, as bytes.
+    static func parent(of path: [UInt8]) -> [UInt8] {
         guard let slash = path.lastIndex(of: UInt8(ascii: "/")) else { return [] }
         return slash == path.startIndex ? [UInt8(ascii: "/")] : Array(path[..<slash])
     }
