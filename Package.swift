@@ -68,8 +68,9 @@ let package = Package(
         ),
         .target(
             name: "Engine",
-            dependencies: ["Classifier", "DocumentModel", "Documents", "FileAccess", "ContentTypes", "Index", "Watcher",
-                           .product(name: "SystemPackage", package: "swift-system")]
+            dependencies: ["Classifier", "DocumentModel", "Documents", "FileAccess", "ContentTypes", "Index", "Watcher", "Yams",
+                           .product(name: "SystemPackage", package: "swift-system")],
+            resources: [.embedInCode("Defaults/docent.yaml")]
         ),
         .target(
             name: "Watcher",

@@ -21,8 +21,7 @@ extension FileIndex {
                 """, arguments: [Data(prefix), Data(upper), Data(directory)])
             while let row = try rows.next() {
                 let path: Data = row["path"]
-                out[[UInt8](path)] = FileSignature(device: row["device"], inode: row["inode"], size: row["size"],
-                                                   modified: row["modified"], changed: row["changed"])
+                out[[UInt8](path)] = Self.signature(row)
             }
             return out
         }

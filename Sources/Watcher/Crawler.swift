@@ -1,25 +1,51 @@
 import FileAccess
 import SystemPackage
 
-/// Walks a directory tree without following symbolic links, reporting every entry that is
-/// not a directory (regular files, links, FIFOs, sockets, devices).
+/// Walks a directory tree without following symbolic links.
 ///
 /// Uses `opendir`/`readdir` and the entry type the kernel reports (`d_type`), falling back
 /// to `lstat` where a filesystem does not report it. Symbolic links are reported, never
-/// followed, so a link loop cannot trap the walk. Unreadable directories go to `onError`.
+/// followed, so a link loop cannot trap the walk. Excluded entries are neither reported nor
+/// entered. Unreadable directories go to `onError`. Memory holds one directory's entries
+/// and the directories still to visit, never the whole tree.
 public struct Crawler: Sendable {
-    /// Directory names never entered (for example `.git`).
-    public var excludedDirectoryNames: Set<String>
+    /// What is never reported nor entered.
+    public var exclusions: Exclusions
 
-    /// A crawler that skips directories named in `excludedDirectoryNames`.
-    public init(excludedDirectoryNames: Set<String> = []) {
-        self.excludedDirectoryNames = excludedDirectoryNames
+    /// A crawler that leaves out what `exclusions` match.
+    public init(exclusions: Exclusions = Exclusions()) {
+        self.exclusions = exclusions
+    }
+
+    /// Calls `visit` once for each directory under `root` (itself included, depth first,
+    /// parents before children) with its entries.
+    ///
+    /// The corresponding C functions are `opendir`, `readdir` and `lstat`.
+    public func walkDirectories(_ root: FilePath, visit: (CrawledDirectory) -> Void,
+                                onError: (FilePath, Errno) -> Void = { _, _ in }) {
+        var pending: [FilePath] = [root]
+        while let path = pending.popLast() {
+            var directory = CrawledDirectory(path: path)
+            do {
+                try Directory.forEachEntry(of: path) { entry in
+                    guard !exclusions.excludes(entry.name, in: path) else { return }
+                    if entry.isDirectory {
+                        directory.subdirectories.append(entry.name)
+                    } else {
+                        directory.files.append(entry.name)
+                    }
+                }
+            } catch {
+                onError(path, error)
+                continue
+            }
+            visit(directory)
+            pending.append(contentsOf: directory.subdirectories.reversed().map { path.appending($0) })
+        }
     }
 
     /// Calls `visit` for every non-directory entry under `root` (or `root` itself when it
     /// is not a directory), and `onError` for every path that could not be read.
-    ///
-    /// The corresponding C functions are `opendir`, `readdir` and `lstat`.
     public func walk(_ root: FilePath, visit: (FilePath) -> Void, onError: (FilePath, Errno) -> Void = { _, _ in }) {
         let status: FileStatus
         do {
@@ -32,22 +58,16 @@ public struct Crawler: Sendable {
             visit(root)
             return
         }
-        var pending: [FilePath] = [root]
-        while let dir = pending.popLast() {
-            var subdirectories: [FilePath] = []
-            do {
-                try Directory.forEachEntry(of: dir) { entry in
-                    let path = dir.appending(entry.name)
-                    if !entry.isDirectory {
-                        visit(path)
-                    } else if !excludedDirectoryNames.contains(entry.name.string) {
-                        subdirectories.append(path)
-                    }
-                }
-            } catch {
-                onError(dir, error)
-            }
-            pending.append(contentsOf: subdirectories.reversed())
-        }
+        walkDirectories(root, visit: { directory in
+            for name in directory.files { visit(directory.path.appending(name)) }
+        }, onError: onError)
     }
+}
+
+/// One directory as the crawler found it: the names of its entries that are not excluded.
+public struct CrawledDirectory: Sendable {
+    public var path: FilePath
+    /// Entries that are not directories: regular files, links, FIFOs, sockets, devices.
+    public var files: [FilePath.Component] = []
+    public var subdirectories: [FilePath.Component] = []
 }

@@ -43,6 +43,7 @@ struct IndexCommand: ParsableCommand {
 
     func run() throws {
         Output.ignoreSIGPIPE()
+        let settings = try Settings.loadForCommand()
         let index = try location.open()
         var paths: [FilePath] = []
         for root in roots {
@@ -53,18 +54,17 @@ struct IndexCommand: ParsableCommand {
             paths.append(path)
         }
         if paths.isEmpty {
-            paths = ((try? index.roots()) ?? []).map { FilePath(String(decoding: $0.path, as: UTF8.self)) }
-            guard !paths.isEmpty else { throw CommandFailure("no roots yet: give a directory, as in `docent index ~/Documents`") }
+            paths = try Roots.remembered(in: index, settings: settings)
+            guard !paths.isEmpty else {
+                throw CommandFailure("no roots yet: give a directory, as in `docent index ~/Documents`, or list roots in \(Settings.userFilePath())")
+            }
         }
         let registry = UTTypeRegistry.shared
         reportDiagnostics(registry)
-        var progress: (@Sendable (Int, FilePath) -> Void)?
-        if Terminal.standardErrorIsTerminal {
-            progress = { done, path in Terminal.status("\(done) files · \(path.removingLastComponent().string)") }
-        }
+        let progress: (@Sendable (IndexProgress) -> Void)? = Terminal.standardErrorIsTerminal ? Self.showProgress : nil
         let summary: IndexSummary
         do {
-            summary = try Indexer(index: index, types: registry).run(roots: paths, progress: progress)
+            summary = try Indexer(index: index, types: registry, settings: settings).run(roots: paths, progress: progress)
         } catch {
             throw CommandFailure("\(error)")
         }
@@ -75,6 +75,41 @@ struct IndexCommand: ParsableCommand {
             Output.line("\(summary.files) files: \(summary.indexed) indexed, \(summary.unchanged) unchanged, \(summary.moved) moved, "
                         + "\(summary.removed) removed, \(summary.errors) with errors, in \(String(format: "%.2f", summary.seconds)) s")
         }
+    }
+
+    /// "12,345 of 20,000 files · 812 files/s · /home/me/src/docent/Sources"
+    @Sendable static func showProgress(_ progress: IndexProgress) {
+        let seconds = max(0.001, Double(progress.elapsed.components.seconds) + Double(progress.elapsed.components.attoseconds) / 1e18)
+        let rate = Int((Double(progress.done) / seconds).rounded())
+        Terminal.status("\(progress.done.formatted()) of \(progress.found.formatted()) files · \(rate.formatted()) files/s · "
+                        + progress.directory.string)
+    }
+}
+
+enum Roots {
+    /// The roots to use when none are given: those in the settings, then those remembered
+    /// in the index; ones that are missing are reported and left out.
+    static func remembered(in index: FileIndex, settings: Settings) throws -> [FilePath] {
+        var seen: Set<FilePath> = []
+        var paths: [FilePath] = []
+        let stored: [[UInt8]]
+        do { stored = try index.roots().map(\.path) } catch { throw CommandFailure("\(error)") }
+        for path in settings.roots.map(Paths.absolute) + stored.map(FilePath.init(bytes:))
+        where seen.insert(path).inserted {
+            guard let status = try? FileStatus.lstat(path), status.kind == .directory else {
+                Output.warning("\(path.string): root not found; skipped")
+                continue
+            }
+            paths.append(path)
+        }
+        return paths
+    }
+}
+
+extension Settings {
+    /// The settings for a command; a broken user file is a clear error (exit 2).
+    static func loadForCommand() throws -> Settings {
+        do { return try Settings.load() } catch { throw CommandFailure("\(error)") }
     }
 }
 

@@ -105,25 +105,4 @@ enum Opening {
     }
 }
 
-/// Facts about the terminal on standard output.
-enum Terminal {
-    /// Its width in columns (`TIOCGWINSZ`, else `$COLUMNS`, else 80).
-    static var columns: Int {
-        var size = winsize()
-        if ioctl(STDOUT_FILENO, UInt(TIOCGWINSZ), &size) == 0, size.ws_col > 0 { return Int(size.ws_col) }
-        return ProcessInfo.processInfo.environment["COLUMNS"].flatMap(Int.init) ?? 80
-    }
-
-    /// Whether standard error is a terminal (for progress lines).
-    static let standardErrorIsTerminal = isatty(STDERR_FILENO) == 1
-
-    /// Replaces the status line on standard error.
-    static func status(_ text: String) {
-        FileHandle.standardError.write(Data(("\r\u{1B}[K" + String(text.prefix(max(10, columns - 1)))).utf8))
-    }
-
-    /// Whether `NO_COLOR` asks for no colour (https://no-color.org: set and not empty).
-    static var noColor: Bool { !(ProcessInfo.processInfo.environment["NO_COLOR"] ?? "").isEmpty }
-}
-
 extension PreviewFormat: ExpressibleByArgument {}

@@ -1,0 +1,219 @@
+import Dispatch
+import FileAccess
+import Foundation
+import Index
+import Synchronization
+import SystemPackage
+import Watcher
+
+/// One run of the indexer: the crawl and the comparison with the index on the calling
+/// thread, document work on worker threads fed through a bounded queue, rows written in
+/// batches by whichever worker fills one.
+final class IndexRun {
+    let indexer: Indexer
+    let start = ContinuousClock.now
+    private let queue = WorkQueue<FilePath>(capacity: 512)
+    private let shared: RunState
+    private let group = DispatchGroup()
+    private var summary = IndexSummary()
+    /// Rows of files found gone, removed at the end (a file renamed into a directory
+    /// visited later can still claim its row).
+    private(set) var removals: [[UInt8]] = []
+    private var visited: Set<[UInt8]> = []
+    /// Error rows stored for directories that could not be listed.
+    private var directoryErrors = 0
+    private let indexHadRows: Bool
+
+    init(indexer: Indexer, progress: (@Sendable (IndexProgress) -> Void)?) {
+        self.indexer = indexer
+        shared = RunState(progress: progress, start: start)
+        indexHadRows = ((try? indexer.index.count()) ?? 0) > 0
+    }
+
+    /// Starts one worker thread per core.
+    func startWorkers() {
+        for _ in 0..<indexer.workers {
+            group.enter()
+            let (indexer, queue, shared, group) = (indexer, queue, shared, group)
+            let thread = Thread {
+                defer { group.leave() }
+                shared.work(indexer: indexer, queue: queue)
+            }
+            thread.name = "docent-indexer"
+            thread.start()
+        }
+    }
+
+    /// Crawls `root`, comparing each directory with its rows.
+    func reconcile(root: FilePath) throws {
+        var failure: (any Error)?
+        Crawler(exclusions: indexer.exclusions).walkDirectories(root, visit: { directory in
+            guard failure == nil else { return }
+            do { try reconcile(directory) } catch { failure = error }
+        }, onError: { path, errno in
+            guard let status = try? FileStatus.lstat(path) else { return }
+            var row = IndexedFile(status: status, path: path, contentType: "public.folder")
+            row.errorKind = "unreadable"
+            row.errorMessage = "cannot list the directory: \(errno)"
+            shared.store([row], indexer: indexer)
+            directoryErrors += 1
+        })
+        if let failure { throw failure }
+    }
+
+    private func reconcile(_ directory: CrawledDirectory) throws {
+        let path = directory.path.bytes
+        visited.insert(path)
+        var known = try indexer.index.signatures(in: path)
+        // Rows of subdirectories are the error rows of directories that could not be listed;
+        // they are settled when those directories are visited.
+        for name in directory.subdirectories { known[directory.path.appending(name).bytes] = nil }
+        var newcomers: [(FilePath, FileStatus)] = []
+        for name in directory.files {
+            let file = directory.path.appending(name)
+            guard let status = try? FileStatus.lstat(file) else { continue }  // gone since readdir
+            summary.files += 1
+            if let signature = known.removeValue(forKey: file.bytes) {
+                if signature == status.signature {
+                    summary.unchanged += 1
+                    shared.done.add(1, ordering: .relaxed)
+                } else {
+                    queue.put(file)
+                }
+            } else {
+                newcomers.append((file, status))
+            }
+        }
+        for (file, status) in newcomers {
+            if indexHadRows, let old = try renamedFrom(status, to: file) {
+                try indexer.index.move(from: old, to: file.bytes)
+                known[old] = nil
+                summary.moved += 1
+                shared.done.add(1, ordering: .relaxed)
+            } else {
+                queue.put(file)
+            }
+        }
+        removals += known.keys
+        if removals.count >= 10_000 {
+            summary.removed += try indexer.index.remove(removals)
+            removals.removeAll()
+        }
+        shared.found.store(summary.files, ordering: .relaxed)
+        shared.report(directory.path)
+    }
+
+    /// The row this new path takes over: one with the same device, inode, size and
+    /// modification time whose own path no longer holds that file.
+    private func renamedFrom(_ status: FileStatus, to file: FilePath) throws -> [UInt8]? {
+        let new = status.signature
+        for (path, old) in try indexer.index.rows(device: new.device, inode: new.inode)
+        where old.size == new.size && old.modified == new.modified && path != file.bytes {
+            let there = try? FileStatus.lstat(FilePath(bytes: path))
+            if there?.device != status.device || there?.inode != status.inode { return path }
+        }
+        return nil
+    }
+
+    /// Waits for the workers, writes what is left, and removes the rows of directories that
+    /// were not met (gone, or now excluded).
+    func finish(roots: [FilePath]) throws -> IndexSummary {
+        queue.close(consumers: indexer.workers)
+        group.wait()
+        let (done, errors) = try shared.finish(indexer: indexer)
+        summary.indexed = done - directoryErrors
+        summary.errors = errors
+        summary.removed += try indexer.index.remove(removals)
+        removals.removeAll()
+        for root in roots {
+            let gone = try indexer.index.directories(under: root.bytes).filter { !visited.contains($0) }
+            summary.removed += try indexer.index.removeContents(of: gone)
+        }
+        return summary
+    }
+}
+
+/// What the workers share: the batch being filled, counts, progress.
+final class RunState: Sendable {
+    let found = Atomic<Int>(0)
+    let done = Atomic<Int>(0)
+    private let batch = Mutex(Batch())
+    private let progress: (@Sendable (IndexProgress) -> Void)?
+    private let start: ContinuousClock.Instant
+    private let lastReport: Mutex<ContinuousClock.Instant>
+
+    /// A batch is written once it holds this many rows or this much text.
+    static let batchRows = 256
+    static let batchBytes = 8 << 20
+
+    init(progress: (@Sendable (IndexProgress) -> Void)?, start: ContinuousClock.Instant) {
+        self.progress = progress
+        self.start = start
+        lastReport = Mutex(start)
+    }
+
+    /// One worker's loop: take a path, make its row, add it to the batch.
+    func work(indexer: Indexer, queue: WorkQueue<FilePath>) {
+        let loader = try? DocumentLoader(documents: indexer.documents, types: indexer.types, readLimit: indexer.readLimit)
+        while let path = queue.take() {
+            done.add(1, ordering: .relaxed)
+            if let row = indexer.row(for: path, loader: loader) { store([row], indexer: indexer) }
+            report(path.removingLastComponent())
+        }
+    }
+
+    /// Adds `rows` to the batch, writing the batch when it is full.
+    func store(_ rows: [IndexedFile], indexer: Indexer) {
+        let full: [IndexedFile]? = batch.withLock { batch in
+            for row in rows {
+                batch.rows.append(row)
+                batch.bytes += row.text.utf8.count
+                batch.stored += 1
+                if row.errorKind != nil { batch.errors += 1 }
+            }
+            guard batch.rows.count >= Self.batchRows || batch.bytes >= Self.batchBytes else { return nil }
+            defer { batch.rows.removeAll(keepingCapacity: true); batch.bytes = 0 }
+            return batch.rows
+        }
+        if let full { write(full, indexer: indexer) }
+    }
+
+    private func write(_ rows: [IndexedFile], indexer: Indexer) {
+        do { try indexer.index.upsert(rows) } catch { batch.withLock { $0.failure = $0.failure ?? error } }
+    }
+
+    /// Writes the last batch; returns how many rows were stored and how many had errors.
+    func finish(indexer: Indexer) throws -> (stored: Int, errors: Int) {
+        let rest = batch.withLock { batch in
+            defer { batch.rows.removeAll() }
+            return batch.rows
+        }
+        if !rest.isEmpty { write(rest, indexer: indexer) }
+        return try batch.withLock { batch in
+            if let failure = batch.failure { throw failure }
+            return (batch.stored, batch.errors)
+        }
+    }
+
+    /// Calls the progress handler if a tenth of a second has passed since the last call.
+    func report(_ directory: FilePath) {
+        guard let progress else { return }
+        let now = ContinuousClock.now
+        let due = lastReport.withLock { last in
+            guard now - last >= .milliseconds(100) else { return false }
+            last = now
+            return true
+        }
+        guard due else { return }
+        progress(IndexProgress(found: found.load(ordering: .relaxed), done: done.load(ordering: .relaxed),
+                               directory: directory, elapsed: now - start))
+    }
+}
+
+private struct Batch {
+    var rows: [IndexedFile] = []
+    var bytes = 0
+    var stored = 0
+    var errors = 0
+    var failure: (any Error)?
+}

@@ -1,0 +1,108 @@
+import ContentTypes
+import Foundation
+import Yams
+
+/// Docent's settings: the defaults shipped in `Config/docent.yaml` with the user's
+/// `config.yaml` (in `$XDG_CONFIG_HOME/docent`) laid over them.
+public struct Settings: Sendable, Equatable {
+    /// Directories indexed and watched when none are given, `~` expanded.
+    public var roots: [String] = []
+    /// Shell globs of names (or, with a "/", whole paths) left alone.
+    public var exclude: [String] = []
+    /// The most bytes of one file a document type reads.
+    public var readBytes = 16 << 20
+    /// The most text stored in the index for one file.
+    public var textBytes = 1 << 20
+
+    public init() {}
+
+    /// Where the shipped defaults are named in messages.
+    public static let defaultsName = "Config/docent.yaml"
+
+    /// The shipped defaults, compiled into the binary.
+    public static func defaults() -> Settings {
+        var settings = Settings()
+        // The shipped file is tested; a failure here is a build defect, shown rather than hidden.
+        do {
+            try settings.apply(String(decoding: PackageResources.docent_yaml, as: UTF8.self), file: defaultsName, home: "~")
+        } catch {
+            fatalError("\(error)")
+        }
+        return settings
+    }
+
+    /// The user's file: `config.yaml` in Docent's configuration directory.
+    public static func userFilePath(environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
+        UTTypeRegistry.configDirectory(environment: environment) + "/config.yaml"
+    }
+
+    /// The defaults with the user's file (when there is one) applied.
+    ///
+    /// - Throws: `SettingsError` naming the file and what is wrong with it.
+    public static func load(environment: [String: String] = ProcessInfo.processInfo.environment) throws(SettingsError) -> Settings {
+        var settings = defaults()
+        let path = userFilePath(environment: environment)
+        guard let data = FileManager.default.contents(atPath: path) else { return settings }
+        let home = environment["HOME"] ?? NSHomeDirectory()
+        try settings.apply(String(decoding: data, as: UTF8.self), file: path, home: home)
+        return settings
+    }
+
+    /// Lays the settings in `yaml` over these: roots and exclusions are added, limits replaced.
+    public mutating func apply(_ yaml: String, file: String, home: String) throws(SettingsError) {
+        let object: Any?
+        do {
+            object = try Yams.load(yaml: yaml)
+        } catch {
+            throw SettingsError(file: file, message: "not valid YAML: \(error)")
+        }
+        guard let object else { return }
+        guard let map = object as? [String: Any] else { throw SettingsError(file: file, message: "expected a mapping of settings") }
+        for key in map.keys where !["roots", "exclude", "excludeDefaults", "limits"].contains(key) {
+            throw SettingsError(file: file, message: "unknown setting `\(key)` (known: roots, exclude, excludeDefaults, limits)")
+        }
+        if let value = map["excludeDefaults"] {
+            guard let keep = value as? Bool else { throw SettingsError(file: file, message: "`excludeDefaults` must be true or false") }
+            if !keep { exclude = [] }
+        }
+        roots += try Self.strings(map["roots"], key: "roots", file: file).map { Self.expandingTilde($0, home: home) }
+        exclude += try Self.strings(map["exclude"], key: "exclude", file: file)
+        if let value = map["limits"] {
+            guard let limits = value as? [String: Any] else { throw SettingsError(file: file, message: "`limits` must be a mapping") }
+            for (key, value) in limits {
+                guard let number = value as? Int, number > 0 else {
+                    throw SettingsError(file: file, message: "`limits.\(key)` must be a positive whole number of bytes")
+                }
+                switch key {
+                case "readBytes": readBytes = number
+                case "textBytes": textBytes = number
+                default: throw SettingsError(file: file, message: "unknown limit `\(key)` (known: readBytes, textBytes)")
+                }
+            }
+        }
+    }
+
+    static func strings(_ value: Any?, key: String, file: String) throws(SettingsError) -> [String] {
+        guard let value else { return [] }
+        guard let list = value as? [Any] else { throw SettingsError(file: file, message: "`\(key)` must be a list") }
+        var out: [String] = []
+        for item in list {
+            guard let text = item as? String else { throw SettingsError(file: file, message: "every entry of `\(key)` must be text") }
+            out.append(text)
+        }
+        return out
+    }
+
+    static func expandingTilde(_ path: String, home: String) -> String {
+        if path == "~" { return home }
+        if path.hasPrefix("~/") { return home + path.dropFirst() }
+        return path
+    }
+}
+
+/// A settings file could not be used.
+public struct SettingsError: Error, Sendable, CustomStringConvertible {
+    public var file: String
+    public var message: String
+    public var description: String { "\(file): \(message)" }
+}

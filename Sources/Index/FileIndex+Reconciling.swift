@@ -1,0 +1,63 @@
+import Foundation
+import GRDB
+
+/// What a re-index compares the filesystem with, one directory at a time, so memory holds
+/// one directory's rows and never the whole tree's.
+extension FileIndex {
+    /// The rows directly inside `directory`, and the row of `directory` itself (a directory
+    /// that could not be read is recorded as a row with its error), keyed by path.
+    public func signatures(in directory: [UInt8]) throws(IndexError) -> [[UInt8]: FileSignature] {
+        try read { db in
+            var out: [[UInt8]: FileSignature] = [:]
+            let rows = try Row.fetchCursor(db, sql: """
+                SELECT path, device, inode, size, modified, changed FROM files WHERE parent = ? OR path = ?
+                """, arguments: [Data(directory), Data(directory)])
+            while let row = try rows.next() {
+                let path: Data = row["path"]
+                out[[UInt8](path)] = Self.signature(row)
+            }
+            return out
+        }
+    }
+
+    /// The rows of the file with this device and inode (several when it has hard links).
+    public func rows(device: Int64, inode: Int64) throws(IndexError) -> [(path: [UInt8], signature: FileSignature)] {
+        try read { db in
+            try Row.fetchAll(db, sql: """
+                SELECT path, device, inode, size, modified, changed FROM files WHERE device = ? AND inode = ?
+                """, arguments: [device, inode]).map { row in
+                    let path: Data = row["path"]
+                    return ([UInt8](path), Self.signature(row))
+                }
+        }
+    }
+
+    /// Every directory under `root` (itself included) that holds a row.
+    public func directories(under root: [UInt8]) throws(IndexError) -> [[UInt8]] {
+        let (lower, upper) = Self.subtreeRange(root)
+        return try read { db in
+            try Data.fetchAll(db, sql: """
+                SELECT DISTINCT parent FROM files WHERE (parent >= ? AND parent < ?) OR parent = ?
+                """, arguments: [Data(lower), Data(upper), Data(root)]).map { [UInt8]($0) }
+        }
+    }
+
+    /// Removes every row directly inside `directories`; returns how many there were.
+    @discardableResult
+    public func removeContents(of directories: [[UInt8]]) throws(IndexError) -> Int {
+        try write { db in
+            var removed = 0
+            for directory in directories {
+                try db.execute(sql: "DELETE FROM files_fts WHERE rowid IN (SELECT id FROM files WHERE parent = ?)",
+                               arguments: [Data(directory)])
+                try db.execute(sql: "DELETE FROM files WHERE parent = ?", arguments: [Data(directory)])
+                removed += db.changesCount
+            }
+            return removed
+        }
+    }
+
+    static func signature(_ row: Row) -> FileSignature {
+        FileSignature(device: row["device"], inode: row["inode"], size: row["size"], modified: row["modified"], changed: row["changed"])
+    }
+}

@@ -1,0 +1,66 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import SystemPackage
+
+/// Which files and directories are left alone: shell globs matched against a name, or,
+/// when the pattern holds a "/", against the whole absolute path.
+///
+/// The corresponding C function is `fnmatch`.
+public struct Exclusions: Sendable, Hashable {
+    /// Patterns matched against one path component.
+    public private(set) var namePatterns: [String] = []
+    /// Patterns matched against the whole path.
+    public private(set) var pathPatterns: [String] = []
+    /// Names without wildcards, looked up directly (most patterns are plain names).
+    private var literalNames: Set<[UInt8]> = []
+
+    /// Exclusions from `patterns`.
+    public init(_ patterns: [String] = []) {
+        for pattern in patterns where !pattern.isEmpty {
+            if pattern.contains("/") {
+                pathPatterns.append(pattern)
+            } else if pattern.contains(where: { "*?[\\".contains($0) }) {
+                namePatterns.append(pattern)
+            } else {
+                literalNames.insert(Array(pattern.utf8))
+            }
+        }
+    }
+
+    /// Every pattern, plain names first.
+    public var patterns: [String] {
+        literalNames.map { String(decoding: $0, as: UTF8.self) }.sorted() + namePatterns + pathPatterns
+    }
+
+    /// Whether nothing is excluded.
+    public var isEmpty: Bool { literalNames.isEmpty && namePatterns.isEmpty && pathPatterns.isEmpty }
+
+    /// Whether the entry `name` inside `directory` is excluded.
+    public func excludes(_ name: FilePath.Component, in directory: FilePath) -> Bool {
+        if !literalNames.isEmpty || !namePatterns.isEmpty {
+            let excluded = name.withPlatformString { cName -> Bool in
+                if !literalNames.isEmpty {
+                    let bytes = UnsafeRawBufferPointer(start: cName, count: strlen(cName))
+                    if literalNames.contains(Array(bytes)) { return true }
+                }
+                return namePatterns.contains { fnmatch($0, cName, 0) == 0 }
+            }
+            if excluded { return true }
+        }
+        guard !pathPatterns.isEmpty else { return false }
+        return directory.appending(name).withPlatformString { cPath in
+            pathPatterns.contains { fnmatch($0, cPath, 0) == 0 }
+        }
+    }
+
+    /// Whether `path` (absolute) is excluded by its own name or by any directory above it.
+    public func excludes(_ path: FilePath) -> Bool {
+        var directory = FilePath("/")
+        for component in path.components {
+            if excludes(component, in: directory) { return true }
+            directory.append(component)
+        }
+        return false
+    }
+}
