@@ -1,5 +1,6 @@
 import CCmarkGFM
 import DocumentModel
+import Foundation
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -40,8 +41,39 @@ final class CommonMark {
     /// The document as HTML. Raw HTML in the source is left out (cmark's safe default).
     func html() -> String { take(cmark_render_html(root, CMARK_OPT_DEFAULT, cmark_parser_get_syntax_extensions(parser))) }
 
-    /// The document as plain text without markup.
-    func plainText() -> String { take(cmark_render_plaintext(root, CMARK_OPT_DEFAULT, 0)) }
+    /// The document as plain text without markup, followed by what the rendering hides but
+    /// a reader of the source sees (and a search should find): link and image addresses,
+    /// code fence info strings and raw HTML.
+    func plainText() -> String {
+        var text = take(cmark_render_plaintext(root, CMARK_OPT_DEFAULT, 0))
+        let hidden = hiddenText()
+        if !hidden.isEmpty { text += (text.hasSuffix("\n") ? "\n" : "\n\n") + hidden.joined(separator: "\n") + "\n" }
+        return text
+    }
+
+    /// Addresses, info strings and raw HTML, each once, in document order.
+    private func hiddenText() -> [String] {
+        var seen: Set<String> = []
+        var out: [String] = []
+        func add(_ text: String) {
+            let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
+            if !trimmed.isEmpty, seen.insert(trimmed).inserted { out.append(trimmed) }
+        }
+        walk(root) { node in
+            switch cmark_node_get_type(node) {
+            case CMARK_NODE_LINK, CMARK_NODE_IMAGE:
+                add(string(cmark_node_get_url(node)))
+                add(string(cmark_node_get_title(node)))
+            case CMARK_NODE_CODE_BLOCK:
+                add(string(cmark_node_get_fence_info(node)))
+            case CMARK_NODE_HTML_BLOCK, CMARK_NODE_HTML_INLINE:
+                add(string(cmark_node_get_literal(node)))
+            default:
+                break
+            }
+        }
+        return out
+    }
 
     private func take(_ pointer: UnsafeMutablePointer<CChar>?) -> String {
         guard let pointer else { return "" }

@@ -78,6 +78,24 @@ struct BuiltInDocumentsTests {
         // Raw HTML is never passed through: cmark's safe mode drops it from the HTML rendition.
         let exported = String(decoding: try await notes.export(as: .html).regularFileContents ?? Data(), as: UTF8.self)
         #expect(!exported.contains("<script>"))
+        // The plain-text rendition (what the index stores) keeps what a reader of the source
+        // sees but the rendering hides: addresses, fence info strings, raw HTML.
+        let linked = try await open(try dir.write("links.md", """
+            See [the docs](https://example.org/manual "Manual") and ![logo](img/logo.png).
+
+            ```{admonition} Example
+            body
+            ```
+
+            <p align="center">banner</p>
+
+            [ref]: https://example.org/unused
+            """))
+        let text = try await linked.text
+        #expect(text.hasPrefix("See the docs and logo."))
+        for hidden in ["https://example.org/manual", "Manual", "img/logo.png", "{admonition} Example", "<p align=\"center\">banner</p>"] {
+            #expect(text.contains(hidden), "\(hidden) in \(text)")
+        }
     }
 
     @Test("JSON: valid shape, keys in file order, strings as text")

@@ -1,0 +1,136 @@
+import ArgumentParser
+import ContentTypes
+import Foundation
+import Index
+
+/// `docent status`: what the index holds, how fresh it is, and what went wrong.
+struct StatusCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "status",
+        abstract: "Show the roots, file counts by type, index size, when each root was last indexed, and errors.",
+        discussion: """
+            Types are counted under the first of these they conform to: \(TypeCategories.order.map(\.name).joined(separator: ", ")), \
+            else other. --errors lists every file whose row carries an error, with why.
+            """
+    )
+
+    @OptionGroup var location: IndexLocation
+
+    @Flag(help: "List the files with errors and why.")
+    var errors = false
+
+    @Flag(help: "Print one JSON object.")
+    var json = false
+
+    func run() throws {
+        Output.ignoreSIGPIPE()
+        let index = try location.open()
+        let statistics: IndexStatistics
+        let failed: [IndexedFile]
+        do {
+            statistics = try index.statistics()
+            failed = errors ? try index.filesWithErrors() : []
+        } catch {
+            throw CommandFailure("\(error)")
+        }
+        let categories = TypeCategories.count(statistics.contentTypes, in: .shared)
+        if json {
+            printJSON(statistics, categories: categories, failed: failed, path: index.path)
+        } else if errors {
+            for file in failed {
+                Output.line("\(file.displayPath.terminalSafe): \(file.errorKind ?? "error"): \((file.errorMessage ?? "").terminalSafe)")
+            }
+        } else {
+            printText(statistics, categories: categories, path: index.path)
+        }
+    }
+
+    private func printText(_ statistics: IndexStatistics, categories: [(String, Int)], path: String) {
+        Output.line("index    \(path.terminalSafe) (\(Self.bytes(statistics.bytesOnDisk)))")
+        let errorTotal = statistics.errorKinds.values.reduce(0, +)
+        Output.line("files    \(statistics.files.formatted())" + (errorTotal > 0 ? ", \(errorTotal.formatted()) with errors" : ""))
+        Output.line("")
+        Output.line("roots")
+        if statistics.roots.isEmpty { Output.line("  none yet: `docent index DIRECTORY` adds one") }
+        let now = Date()
+        for root in statistics.roots {
+            let when = root.lastIndexed.map { "indexed \(Self.age(of: $0, now: now))" } ?? "never indexed"
+            Output.line("  \(String(decoding: root.path, as: UTF8.self).terminalSafe)  \(root.files.formatted()) files, "
+                        + "\(root.errors.formatted()) errors, \(when)")
+        }
+        if !categories.isEmpty {
+            Output.line("")
+            Output.line("types")
+            let width = categories.map(\.0.count).max() ?? 0
+            for (name, count) in categories { Output.line("  " + name.padding(toLength: width, withPad: " ", startingAt: 0) + "  \(count.formatted())") }
+        }
+        if !statistics.errorKinds.isEmpty {
+            Output.line("")
+            Output.line("errors (docent status --errors lists them)")
+            let kinds = statistics.errorKinds.sorted { ($0.value, $1.key) > ($1.value, $0.key) }
+            let width = kinds.map(\.key.count).max() ?? 0
+            for (kind, count) in kinds { Output.line("  " + kind.padding(toLength: width, withPad: " ", startingAt: 0) + "  \(count.formatted())") }
+        }
+    }
+
+    private func printJSON(_ statistics: IndexStatistics, categories: [(String, Int)], failed: [IndexedFile], path: String) {
+        let iso = ISO8601DateFormatter()
+        var object: [String: Any] = [
+            "index": path,
+            "indexBytes": statistics.bytesOnDisk,
+            "files": statistics.files,
+            "roots": statistics.roots.map { root -> [String: Any] in
+                var entry: [String: Any] = ["path": String(decoding: root.path, as: UTF8.self), "files": root.files, "errors": root.errors]
+                entry["lastIndexed"] = root.lastIndexed.map(iso.string(from:)) ?? NSNull()
+                return entry
+            },
+            "types": Dictionary(uniqueKeysWithValues: categories),
+            "contentTypes": statistics.contentTypes,
+            "errors": statistics.errorKinds,
+        ]
+        if errors {
+            object["filesWithErrors"] = failed.map {
+                ["path": $0.displayPath, "contentType": $0.contentType, "kind": $0.errorKind ?? "", "message": $0.errorMessage ?? ""]
+            }
+        }
+        Output.json(object)
+    }
+
+    static func bytes(_ count: Int64) -> String {
+        ByteCountFormatter.string(fromByteCount: count, countStyle: .file)
+    }
+
+    /// "just now", "5 min ago", "3 h ago", "2 days ago".
+    static func age(of date: Date, now: Date) -> String {
+        let seconds = Int(now.timeIntervalSince(date))
+        switch seconds {
+        case ..<10: return "just now"
+        case ..<60: return "\(seconds) s ago"
+        case ..<3600: return "\(seconds / 60) min ago"
+        case ..<86400: return "\(seconds / 3600) h ago"
+        default: return "\(seconds / 86400) days ago"
+        }
+    }
+}
+
+/// The top-level groups `docent status` counts files in.
+enum TypeCategories {
+    /// Checked in order: the first a content type conforms to is its group.
+    static let order: [(name: String, identifier: String)] = [
+        ("source", "public.source-code"), ("pdf", "com.adobe.pdf"), ("document", "public.composite-content"),
+        ("text", "public.text"), ("image", "public.image"), ("audio", "public.audio"), ("video", "public.movie"),
+        ("archive", "public.archive"), ("executable", "public.executable"), ("font", "public.font"),
+    ]
+
+    /// `counts` (per content type) folded into groups, largest first.
+    static func count(_ counts: [String: Int], in registry: UTTypeRegistry) -> [(String, Int)] {
+        let groups = order.compactMap { entry in registry.type(identifier: entry.identifier).map { (entry.name, $0) } }
+        var totals: [String: Int] = [:]
+        for (identifier, count) in counts {
+            let type = registry.type(identifier: identifier)
+            let name = type.flatMap { type in groups.first { type.conforms(to: $0.1) }?.0 } ?? "other"
+            totals[name, default: 0] += count
+        }
+        return totals.sorted { ($0.value, $1.key) > ($1.value, $0.key) }
+    }
+}
