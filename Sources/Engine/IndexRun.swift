@@ -30,8 +30,19 @@ final class IndexRun {
         indexHadRows = ((try? indexer.index.count()) ?? 0) > 0
     }
 
+    /// Whether the workers run (they start with the first file to read, so a run with
+    /// nothing to read never loads libmagic).
+    private var workersStarted = false
+
+    /// Hands `file` to the workers, starting them first if needed.
+    private func enqueue(_ file: FilePath) {
+        if !workersStarted { startWorkers() }
+        queue.put(file)
+    }
+
     /// Starts one worker thread per core.
-    func startWorkers() {
+    private func startWorkers() {
+        workersStarted = true
         for _ in 0..<indexer.workers {
             group.enter()
             let (indexer, queue, shared, group) = (indexer, queue, shared, group)
@@ -78,7 +89,7 @@ final class IndexRun {
                     summary.unchanged += 1
                     shared.done.add(1, ordering: .relaxed)
                 } else {
-                    queue.put(file)
+                    enqueue(file)
                 }
             } else {
                 newcomers.append((file, status))
@@ -91,7 +102,7 @@ final class IndexRun {
                 summary.moved += 1
                 shared.done.add(1, ordering: .relaxed)
             } else {
-                queue.put(file)
+                enqueue(file)
             }
         }
         removals += known.keys
@@ -118,8 +129,10 @@ final class IndexRun {
     /// Waits for the workers, writes what is left, and removes the rows of directories that
     /// were not met (gone, or now excluded).
     func finish(roots: [FilePath]) throws -> IndexSummary {
-        queue.close(consumers: indexer.workers)
-        group.wait()
+        if workersStarted {
+            queue.close(consumers: indexer.workers)
+            group.wait()
+        }
         let (done, errors) = try shared.finish(indexer: indexer)
         summary.indexed = done - directoryErrors
         summary.errors = errors

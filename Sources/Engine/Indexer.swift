@@ -70,7 +70,6 @@ public final class Indexer: Sendable {
     public func run(roots: [FilePath], progress: (@Sendable (IndexProgress) -> Void)? = nil) throws -> IndexSummary {
         let run = IndexRun(indexer: self, progress: progress)
         try index.addRoots(roots.map(\.bytes))
-        run.startWorkers()
         var failure: (any Error)?
         do {
             for root in roots {

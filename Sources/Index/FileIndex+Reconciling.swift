@@ -9,9 +9,10 @@ extension FileIndex {
     public func signatures(in directory: [UInt8]) throws(IndexError) -> [[UInt8]: FileSignature] {
         try read { db in
             var out: [[UInt8]: FileSignature] = [:]
-            let rows = try Row.fetchCursor(db, sql: """
+            let statement = try db.cachedStatement(sql: """
                 SELECT path, device, inode, size, modified, changed FROM files WHERE parent = ? OR path = ?
-                """, arguments: [Data(directory), Data(directory)])
+                """)
+            let rows = try Row.fetchCursor(statement, arguments: [Data(directory), Data(directory)])
             while let row = try rows.next() {
                 let path: Data = row["path"]
                 out[[UInt8](path)] = Self.signature(row)
