@@ -15,6 +15,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-system", from: "1.4.0"),
         .package(url: "https://github.com/jpsim/Yams", from: "6.0.0"),
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.0.0"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
     ],
     targets: [
         .systemLibrary(
@@ -69,7 +70,8 @@ let package = Package(
         .target(
             name: "Engine",
             dependencies: ["Classifier", "DocumentModel", "Documents", "FileAccess", "ContentTypes", "Index", "Watcher", "Yams",
-                           .product(name: "SystemPackage", package: "swift-system")],
+                           .product(name: "SystemPackage", package: "swift-system"),
+                           .product(name: "Logging", package: "swift-log")],
             resources: [.embedInCode("Defaults/docent.yaml")]
         ),
         .target(
@@ -80,8 +82,9 @@ let package = Package(
             name: "docent",
             dependencies: [
                 "ContentTypes", "Classifier", "Watcher", "FileAccess", "DocumentModel", "Documents",
-                "Rendering", "Engine",
+                "Rendering", "Engine", "Index",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
                 .product(name: "SystemPackage", package: "swift-system"),
             ]
         ),

@@ -60,16 +60,17 @@ public final class Indexer: Sendable {
         self.index = index
         self.documents = documents
         self.types = types
-        self.exclusions = Exclusions(settings.exclude)
+        self.exclusions = Exclusions(settings.exclude, paths: index.ownFiles)
         self.workers = max(1, workers)
         self.readLimit = settings.readBytes
         self.textLimit = settings.textBytes
     }
 
-    /// Indexes the files under `roots`; `progress` is called about ten times a second.
-    public func run(roots: [FilePath], progress: (@Sendable (IndexProgress) -> Void)? = nil) throws -> IndexSummary {
+    /// Indexes the files under `roots` (remembered as roots unless `remember` is false:
+    /// a rescan of one directory); `progress` is called about ten times a second.
+    public func run(roots: [FilePath], remember: Bool = true, progress: (@Sendable (IndexProgress) -> Void)? = nil) throws -> IndexSummary {
         let run = IndexRun(indexer: self, progress: progress)
-        try index.addRoots(roots.map(\.bytes))
+        if remember { try index.addRoots(roots.map(\.bytes)) }
         var failure: (any Error)?
         do {
             for root in roots {
@@ -84,6 +85,19 @@ public final class Indexer: Sendable {
         summary.seconds = (ContinuousClock.now - run.start).seconds
         return summary
     }
+}
+
+extension FileIndex {
+    /// The database and the files beside it that Docent writes: never indexed nor watched,
+    /// even when the index lies under a root (indexing them would feed on itself).
+    public var ownFiles: [FilePath] {
+        ["", "-wal", "-shm", "-journal", ".lock", ".watch.json", ".watch.json.tmp"].map { FilePath(path + $0) }
+    }
+
+    /// The lock a watcher holds on this index.
+    public var lockPath: String { path + ".lock" }
+    /// Where a running watcher publishes its state.
+    public var watchStatusPath: String { path + ".watch.json" }
 }
 
 extension FileStatus {

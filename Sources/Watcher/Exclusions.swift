@@ -14,9 +14,12 @@ public struct Exclusions: Sendable, Hashable {
     public private(set) var pathPatterns: [String] = []
     /// Names without wildcards, looked up directly (most patterns are plain names).
     private var literalNames: Set<[UInt8]> = []
+    /// Exact paths left alone (Docent's own index and cache directories).
+    public private(set) var paths: Set<FilePath> = []
 
-    /// Exclusions from `patterns`.
-    public init(_ patterns: [String] = []) {
+    /// Exclusions from `patterns`, and the exact `paths`.
+    public init(_ patterns: [String] = [], paths: [FilePath] = []) {
+        self.paths = Set(paths)
         for pattern in patterns where !pattern.isEmpty {
             if pattern.contains("/") {
                 pathPatterns.append(pattern)
@@ -34,7 +37,7 @@ public struct Exclusions: Sendable, Hashable {
     }
 
     /// Whether nothing is excluded.
-    public var isEmpty: Bool { literalNames.isEmpty && namePatterns.isEmpty && pathPatterns.isEmpty }
+    public var isEmpty: Bool { literalNames.isEmpty && namePatterns.isEmpty && pathPatterns.isEmpty && paths.isEmpty }
 
     /// Whether the entry `name` inside `directory` is excluded.
     public func excludes(_ name: FilePath.Component, in directory: FilePath) -> Bool {
@@ -48,8 +51,10 @@ public struct Exclusions: Sendable, Hashable {
             }
             if excluded { return true }
         }
-        guard !pathPatterns.isEmpty else { return false }
-        return directory.appending(name).withPlatformString { cPath in
+        guard !pathPatterns.isEmpty || !paths.isEmpty else { return false }
+        let path = directory.appending(name)
+        if paths.contains(path) { return true }
+        return path.withPlatformString { cPath in
             pathPatterns.contains { fnmatch($0, cPath, 0) == 0 }
         }
     }

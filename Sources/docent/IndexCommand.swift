@@ -89,7 +89,7 @@ struct IndexCommand: ParsableCommand {
 enum Roots {
     /// The roots to use when none are given: those in the settings, then those remembered
     /// in the index; ones that are missing are reported and left out.
-    static func remembered(in index: FileIndex, settings: Settings) throws -> [FilePath] {
+    static func remembered(in index: FileIndex, settings: Settings, keepMissing: Bool = false) throws -> [FilePath] {
         var seen: Set<FilePath> = []
         var paths: [FilePath] = []
         let stored: [[UInt8]]
@@ -97,7 +97,8 @@ enum Roots {
         for path in settings.roots.map(Paths.absolute) + stored.map(FilePath.init(bytes:))
         where seen.insert(path).inserted {
             guard let status = try? FileStatus.lstat(path), status.kind == .directory else {
-                Output.warning("\(path.string): root not found; skipped")
+                Output.warning("\(path.string): root not found; " + (keepMissing ? "watching for it to appear" : "skipped"))
+                if keepMissing { paths.append(path) }
                 continue
             }
             paths.append(path)

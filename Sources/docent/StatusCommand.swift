@@ -1,7 +1,11 @@
 import ArgumentParser
 import ContentTypes
 import Foundation
+import Engine
 import Index
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// `docent status`: what the index holds, how fresh it is, and what went wrong.
 struct StatusCommand: ParsableCommand {
@@ -34,21 +38,35 @@ struct StatusCommand: ParsableCommand {
             throw CommandFailure("\(error)")
         }
         let categories = TypeCategories.count(statistics.contentTypes, in: .shared)
+        // A watcher's published status counts only while its process lives (one killed
+        // with SIGKILL leaves its last status behind).
+        let watch = WatchStatus.read(from: index.watchStatusPath).flatMap { $0.state != "stopped" && kill($0.pid, 0) == 0 ? $0 : nil }
         if json {
-            printJSON(statistics, categories: categories, failed: failed, path: index.path)
+            printJSON(statistics, categories: categories, failed: failed, path: index.path, watch: watch)
         } else if errors {
             for file in failed {
                 Output.line("\(file.displayPath.terminalSafe): \(file.errorKind ?? "error"): \((file.errorMessage ?? "").terminalSafe)")
             }
         } else {
-            printText(statistics, categories: categories, path: index.path)
+            printText(statistics, categories: categories, path: index.path, watch: watch)
         }
     }
 
-    private func printText(_ statistics: IndexStatistics, categories: [(String, Int)], path: String) {
+    private func printText(_ statistics: IndexStatistics, categories: [(String, Int)], path: String, watch: WatchStatus?) {
         Output.line("index    \(path.terminalSafe) (\(Self.bytes(statistics.bytesOnDisk)))")
         let errorTotal = statistics.errorKinds.values.reduce(0, +)
         Output.line("files    \(statistics.files.formatted())" + (errorTotal > 0 ? ", \(errorTotal.formatted()) with errors" : ""))
+        if let watch {
+            Output.line("watcher  \(watch.state) (pid \(watch.pid)): \(watch.watchedDirectories.formatted()) directories watched, "
+                        + "\(watch.pending.formatted()) changes pending, \(watch.overflows) overflows")
+            if !watch.unwatchedDirectories.isEmpty {
+                Output.line("         \(watch.unwatchedDirectories.count) directories not watched (inotify watch limit), rescanned every minute:")
+                for directory in watch.unwatchedDirectories.prefix(20) { Output.line("           \(directory.terminalSafe)") }
+            }
+            for root in watch.missingRoots { Output.line("         root missing, watched for its return: \(root.terminalSafe)") }
+        } else {
+            Output.line("watcher  not running (`docent watch` keeps the index current)")
+        }
         Output.line("")
         Output.line("roots")
         if statistics.roots.isEmpty { Output.line("  none yet: `docent index DIRECTORY` adds one") }
@@ -73,7 +91,8 @@ struct StatusCommand: ParsableCommand {
         }
     }
 
-    private func printJSON(_ statistics: IndexStatistics, categories: [(String, Int)], failed: [IndexedFile], path: String) {
+    private func printJSON(_ statistics: IndexStatistics, categories: [(String, Int)], failed: [IndexedFile], path: String,
+                           watch: WatchStatus?) {
         let iso = ISO8601DateFormatter()
         var object: [String: Any] = [
             "index": path,
@@ -87,7 +106,14 @@ struct StatusCommand: ParsableCommand {
             "types": Dictionary(uniqueKeysWithValues: categories),
             "contentTypes": statistics.contentTypes,
             "errors": statistics.errorKinds,
+            "state": watch?.state ?? "stopped",
+            "pending": watch?.pending ?? 0,
+            "watchedDirectories": watch?.watchedDirectories ?? 0,
+            "unwatchedDirectories": watch?.unwatchedDirectories ?? [],
+            "overflows": watch?.overflows ?? 0,
+            "missingRoots": watch?.missingRoots ?? [],
         ]
+        if let watch { object["watcherPid"] = watch.pid }
         if errors {
             object["filesWithErrors"] = failed.map {
                 ["path": $0.displayPath, "contentType": $0.contentType, "kind": $0.errorKind ?? "", "message": $0.errorMessage ?? ""]

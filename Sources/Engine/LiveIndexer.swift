@@ -1,0 +1,123 @@
+import Dispatch
+import FileAccess
+import Foundation
+import Index
+import Synchronization
+import SystemPackage
+import Watcher
+
+/// What applying one batch of live changes did.
+public struct LiveSummary: Sendable, Equatable {
+    public var read = 0
+    public var removed = 0
+    public var moved = 0
+    public var unchanged = 0
+    public var rescanned = 0
+}
+
+/// Applies the watcher's changes to the index: files compared by `lstat` signature and read
+/// again only when they changed, trees removed and renamed as wholes, lost events answered
+/// by a reconcile of the directory.
+public final class LiveIndexer: Sendable {
+    public let indexer: Indexer
+    private let loaders = LoaderPool()
+
+    public init(indexer: Indexer) {
+        self.indexer = indexer
+    }
+
+    /// Applies `changes` in order (moves before the changes filed after them).
+    public func apply(_ changes: [FileChange]) throws -> LiveSummary {
+        var summary = LiveSummary()
+        var reads: [FilePath] = []
+        var rescans: [FilePath] = []
+        let index = indexer.index
+        for change in changes {
+            switch change {
+            case .changed(let path):
+                if try needsReading(path, summary: &summary) { reads.append(path) }
+            case .removed(let path):
+                try read(&reads, summary: &summary)
+                summary.removed += try index.removeTree(path.bytes)
+            case .moved(let from, let to):
+                try read(&reads, summary: &summary)
+                summary.moved += try index.moveTree(from: from.bytes, to: to.bytes)
+                if try needsReading(to, summary: &summary, afterMove: true) { reads.append(to) }
+            case .rescan(let path):
+                rescans.append(path)
+            }
+        }
+        try read(&reads, summary: &summary)
+        if !rescans.isEmpty {
+            let result = try indexer.run(roots: rescans, remember: false)
+            summary.rescanned += result.files
+            summary.read += result.indexed
+            summary.removed += result.removed
+        }
+        return summary
+    }
+
+    /// Whether the file at `path` must be read: it exists, is not a directory, and its
+    /// signature differs from its row's. A file that is gone loses its row. After a rename
+    /// the change time moves, so there only device, inode, size and modification time count.
+    private func needsReading(_ path: FilePath, summary: inout LiveSummary, afterMove: Bool = false) throws -> Bool {
+        let index = indexer.index
+        guard let status = try? FileStatus.lstat(path) else {
+            summary.removed += try index.removeTree(path.bytes)
+            return false
+        }
+        guard status.kind != .directory, !indexer.exclusions.excludes(path) else { return false }
+        guard let stored = try index.signature(at: path.bytes) else { return true }
+        let current = status.signature
+        if stored == current {
+            summary.unchanged += 1
+            return false
+        }
+        if afterMove, (stored.device, stored.inode, stored.size, stored.modified) == (current.device, current.inode, current.size, current.modified) {
+            try index.updateSignature(path.bytes, current)
+            return false
+        }
+        return true
+    }
+
+    /// Reads `paths` on every core and stores their rows in one transaction.
+    private func read(_ paths: inout [FilePath], summary: inout LiveSummary) throws {
+        guard !paths.isEmpty else { return }
+        let work = paths
+        paths.removeAll()
+        let rows = Mutex<[IndexedFile]>([])
+        let (indexer, loaders) = (self.indexer, self.loaders)
+        DispatchQueue.concurrentPerform(iterations: min(indexer.workers, work.count)) { worker in
+            let loader = loaders.take(indexer: indexer)
+            defer { if let loader { loaders.put(loader) } }
+            var i = worker
+            while i < work.count {
+                if let row = indexer.row(for: work[i], loader: loader) { rows.withLock { $0.append(row) } }
+                i += indexer.workers
+            }
+        }
+        let stored = rows.withLock { $0 }
+        try indexer.index.upsert(stored)
+        summary.read += stored.count
+    }
+}
+
+/// Document loaders kept between batches (each holds a libmagic handle, costly to open).
+final class LoaderPool: @unchecked Sendable {
+    // Unchecked: `idle` is only touched under `lock`; a loader is used by one thread at a time.
+    private let lock = NSLock()
+    private var idle: [DocumentLoader] = []
+
+    func take(indexer: Indexer) -> DocumentLoader? {
+        lock.lock()
+        let loader = idle.popLast()
+        lock.unlock()
+        return loader ?? (try? DocumentLoader(documents: indexer.documents, types: indexer.types, readLimit: indexer.readLimit))
+    }
+
+    func put(_ loader: DocumentLoader) {
+        lock.lock()
+        idle.append(loader)
+        lock.unlock()
+    }
+}

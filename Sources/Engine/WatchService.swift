@@ -1,0 +1,165 @@
+import Dispatch
+import FileAccess
+import Foundation
+import Index
+import Logging
+import Synchronization
+import SystemPackage
+import Watcher
+
+/// `docent watch`: reconciles the index with the roots, then keeps it current from inotify
+/// until stopped.
+///
+/// Two threads: the watcher's (reading events, coalescing) and the caller's (applying
+/// settled changes to the index), joined by an inbox, so a long batch never stops events
+/// from being read.
+public final class WatchService: Sendable {
+    public let roots: [FilePath]
+    private let live: LiveIndexer
+    private let watcher: Watcher
+    private let logger: Logger
+    private let inbox = ChangeInbox()
+    private let stopped = Atomic<Bool>(false)
+    private let reconciled = Atomic<Bool>(false)
+    private let applying = Atomic<Bool>(false)
+    private let status: Mutex<WatchStatus>
+    private let statusWrite = Mutex(ContinuousClock.now)
+    private let watcherDone = DispatchSemaphore(value: 0)
+
+    public init(index: FileIndex, roots: [FilePath], settings: Settings, options: WatcherOptions = WatcherOptions(),
+                logger: Logger) throws {
+        self.roots = roots
+        self.logger = logger
+        let indexer = Indexer(index: index, settings: settings)
+        live = LiveIndexer(indexer: indexer)
+        status = Mutex(WatchStatus(state: "starting", pending: 0, watchedDirectories: 0, unwatchedDirectories: [], overflows: 0,
+                                   files: (try? index.count()) ?? 0, missingRoots: [], roots: roots.map(\.string),
+                                   pid: getpid(), started: Date().timeIntervalSince1970, lastApplied: nil))
+        let inbox = self.inbox
+        // The watcher reports through these closures; `self` is not complete yet, so they
+        // reach the service through a box filled in below.
+        let box = ServiceBox()
+        watcher = try Watcher(roots: roots, exclusions: indexer.exclusions, options: options,
+                              onChanges: { changes in inbox.add(changes) },
+                              onStatistics: { statistics in box.service?.watcherReported(statistics) },
+                              onWarning: { message in logger.warning("\(message)") })
+        box.service = self
+    }
+
+    /// Runs until `stop()`: watches set up first, then the reconcile, then live changes.
+    public func run() throws {
+        watcher.setUp()
+        let watcher = self.watcher, done = watcherDone
+        let thread = Thread {
+            watcher.run()
+            done.signal()
+        }
+        thread.name = "docent-watcher"
+        thread.start()
+        defer {
+            watcher.stop()
+            done.wait()
+            update { $0.state = "stopped" }
+        }
+        let statistics = watcher.statistics
+        logger.info("watching \(statistics.watchedDirectories) directories under \(roots.map(\.string).joined(separator: ", "))")
+        let summary = try live.indexer.run(roots: roots.filter { (try? FileStatus.lstat($0))?.kind == .directory })
+        logger.info("reconciled: \(summary.files) files, \(summary.indexed) read, \(summary.unchanged) unchanged, \(summary.moved) moved, \(summary.removed) removed in \(String(format: "%.2f", summary.seconds)) s")
+        update { $0.files = (try? self.live.indexer.index.count()) ?? $0.files }
+        reconciled.store(true, ordering: .releasing)
+        while !stopped.load(ordering: .acquiring) {
+            refreshState()
+            inbox.wait()
+            applying.store(true, ordering: .releasing)
+            defer { applying.store(false, ordering: .releasing) }
+            let changes = inbox.takeAll()
+            guard !changes.isEmpty else { continue }
+            refreshState()
+            let applied = try live.apply(changes)
+            logger.debug("applied \(changes.count) changes: \(applied.read) read, \(applied.removed) removed, \(applied.moved) moved")
+            update {
+                $0.files = (try? self.live.indexer.index.count()) ?? $0.files
+                $0.lastApplied = Date().timeIntervalSince1970
+            }
+        }
+    }
+
+    /// Finishes the batch in hand and returns from `run()`.
+    public func stop() {
+        stopped.store(true, ordering: .releasing)
+        watcher.stop()
+        inbox.wake()
+    }
+
+    /// Where the status is published (beside the index).
+    private var statusPath: String { live.indexer.index.watchStatusPath }
+
+    fileprivate func watcherReported(_ statistics: WatcherStatistics) {
+        update {
+            $0.watchedDirectories = statistics.watchedDirectories
+            $0.unwatchedDirectories = statistics.unwatchedDirectories.map(\.string)
+            $0.overflows = statistics.overflows
+            $0.missingRoots = statistics.missingRoots.map(\.string)
+        }
+        refreshState()
+    }
+
+    /// "starting" until the reconcile is done, then "watching" once nothing waits
+    /// anywhere, else "indexing".
+    private func refreshState() {
+        let busy = applying.load(ordering: .acquiring)
+        let waiting = watcher.statistics.pending + inbox.count
+        let state = !reconciled.load(ordering: .acquiring) ? "starting" : (waiting == 0 && !busy ? "watching" : "indexing")
+        update {
+            $0.pending = waiting
+            $0.state = state
+        }
+    }
+
+    /// Changes the status and writes it: at once when the state changes, else at most ten
+    /// times a second.
+    private func update(_ body: (inout WatchStatus) -> Void) {
+        let (snapshot, stateChanged) = status.withLock { status -> (WatchStatus, Bool) in
+            let before = status.state
+            body(&status)
+            return (status, status.state != before)
+        }
+        let now = ContinuousClock.now
+        let due = statusWrite.withLock { last in
+            guard stateChanged || now - last >= .milliseconds(100) else { return false }
+            last = now
+            return true
+        }
+        if due { snapshot.write(to: statusPath) }
+    }
+}
+
+/// Settled changes on their way from the watcher's thread to the applying one.
+private final class ChangeInbox: Sendable {
+    private let changes = Mutex<[FileChange]>([])
+    private let signal = DispatchSemaphore(value: 0)
+
+    var count: Int { changes.withLock { $0.count } }
+
+    func add(_ new: [FileChange]) {
+        changes.withLock { $0 += new }
+        signal.signal()
+    }
+
+    func takeAll() -> [FileChange] {
+        changes.withLock { changes in
+            defer { changes.removeAll() }
+            return changes
+        }
+    }
+
+    /// Waits for changes (or a wake-up).
+    func wait() { signal.wait() }
+    func wake() { signal.signal() }
+}
+
+/// Lets the watcher's callbacks reach the service once it exists.
+private final class ServiceBox: @unchecked Sendable {
+    // Unchecked: written once in the service's initializer, before the watcher runs.
+    weak var service: WatchService?
+}

@@ -1,0 +1,118 @@
+import SystemPackage
+
+/// Changes waiting to settle, one per path: a file written many times in a row is
+/// processed once, a file created and deleted within the settle delay leaves nothing, a
+/// temporary file renamed over a document becomes a change of the document.
+///
+/// Pure: time is passed in, so every rule is tested without a clock or a disk.
+public struct PendingChanges: Sendable {
+    /// How long a path must be quiet before its change is handed on.
+    public var settle: Duration
+    /// The longest a change waits, however busy the path (a file written continuously).
+    public var maximumDelay: Duration
+
+    private struct Entry: Sendable {
+        var change: FileChange
+        var first: ContinuousClock.Instant
+        var last: ContinuousClock.Instant
+        var sequence: Int
+    }
+    private var entries: [FilePath: Entry] = [:]
+    private var sequence = 0
+
+    public init(settle: Duration = .milliseconds(30), maximumDelay: Duration = .seconds(1)) {
+        self.settle = settle
+        self.maximumDelay = maximumDelay
+    }
+
+    /// How many paths wait.
+    public var count: Int { entries.count }
+    public var isEmpty: Bool { entries.isEmpty }
+
+    /// When the next change will be ready, if any waits.
+    public var nextDeadline: ContinuousClock.Instant? { entries.values.map(deadline).min() }
+
+    /// Files a change, merged with what already waits for the same path.
+    public mutating func add(_ change: FileChange, at now: ContinuousClock.Instant) {
+        switch change {
+        case .changed(let path):
+            if case .moved = entries[path]?.change {
+                touch(path, at: now)  // the move is applied first, then its contents compared
+            } else {
+                put(.changed(path), at: path, now: now)
+            }
+        case .removed(let path):
+            var origin: FilePath?
+            if case .moved(let from, _) = entries[path]?.change { origin = from }
+            for key in entries.keys where key != path && key.isWithin(path) { entries[key] = nil }
+            put(.removed(path), at: path, now: now)
+            if let origin { put(.removed(origin), at: origin, now: now) }
+        case .moved(let from, let to):
+            var source = from
+            if let previous = entries[from] {
+                if case .moved(let earlier, _) = previous.change { source = earlier }
+                entries[from] = nil
+            }
+            put(.moved(from: source, to: to), at: to, now: now)
+            // Changes waiting under a renamed directory follow it, and are applied after it.
+            let within = entries.filter { $0.key != to && ($0.key.isWithin(from) || Self.source(of: $0.value.change)?.isWithin(from) == true) }
+            for (key, entry) in within.sorted(by: { $0.value.sequence < $1.value.sequence }) {
+                entries[key] = nil
+                sequence += 1
+                var moved = entry
+                moved.change = Self.rebase(entry.change, from: from, to: to)
+                moved.sequence = sequence
+                entries[moved.change.path] = moved
+            }
+        case .rescan(let path):
+            put(.rescan(path), at: path, now: now)
+        }
+    }
+
+    /// The changes whose paths have been quiet long enough, in the order they were first seen.
+    public mutating func takeSettled(at now: ContinuousClock.Instant) -> [FileChange] {
+        let ready = entries.filter { deadline($0.value) <= now }
+        for key in ready.keys { entries[key] = nil }
+        return ready.values.sorted { $0.sequence < $1.sequence }.map(\.change)
+    }
+
+    /// Everything that waits, at once (for a shutdown or a test).
+    public mutating func takeAll() -> [FileChange] {
+        defer { entries.removeAll() }
+        return entries.values.sorted { $0.sequence < $1.sequence }.map(\.change)
+    }
+
+    private func deadline(_ entry: Entry) -> ContinuousClock.Instant {
+        min(entry.last + settle, entry.first + maximumDelay)
+    }
+
+    private mutating func put(_ change: FileChange, at path: FilePath, now: ContinuousClock.Instant) {
+        if var entry = entries[path] {
+            entry.change = change
+            entry.last = now
+            entries[path] = entry
+        } else {
+            sequence += 1
+            entries[path] = Entry(change: change, first: now, last: now, sequence: sequence)
+        }
+    }
+
+    private mutating func touch(_ path: FilePath, at now: ContinuousClock.Instant) {
+        entries[path]?.last = now
+    }
+
+    private static func rebase(_ change: FileChange, from: FilePath, to: FilePath) -> FileChange {
+        func moved(_ path: FilePath) -> FilePath { path.isWithin(from) ? path.replacingPrefix(from, with: to) : path }
+        switch change {
+        case .changed(let path): return .changed(moved(path))
+        case .removed(let path): return .removed(moved(path))
+        case .rescan(let path): return .rescan(moved(path))
+        case .moved(let source, let destination): return .moved(from: moved(source), to: moved(destination))
+        }
+    }
+
+    private static func source(of change: FileChange) -> FilePath? {
+        if case .moved(let from, _) = change { return from }
+        return nil
+    }
+}

@@ -1,0 +1,175 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import FileAccess
+import Synchronization
+import SystemPackage
+
+/// What the watcher reports about itself.
+public struct WatcherStatistics: Sendable, Equatable {
+    public var watchedDirectories = 0
+    /// Directories the kernel's watch limit left unwatched (rescanned periodically instead).
+    public var unwatchedDirectories: [FilePath] = []
+    /// Queue overflows met so far (each answered by a rescan).
+    public var overflows = 0
+    /// Changes seen but not yet handed on (waiting to settle, or a rename's other half).
+    public var pending = 0
+    /// Roots that do not exist now (watched for their return).
+    public var missingRoots: [FilePath] = []
+}
+
+/// Tuning, mostly for tests.
+public struct WatcherOptions: Sendable {
+    public var settle: Duration = .milliseconds(30)
+    public var maximumDelay: Duration = .seconds(1)
+    /// How often directories left unwatched by the watch limit are rescanned.
+    public var unwatchedRescanInterval: Duration = .seconds(60)
+    /// Behave as if the kernel's watch limit were this many watches: `ENOSPC` cannot be
+    /// caused on purpose without changing a machine-wide sysctl, so tests fake it here.
+    public var simulatedWatchLimit: Int?
+    /// Behave as if the kernel's event queue held only this many events: the rest of a
+    /// larger read is dropped and an overflow reported, as the kernel does.
+    public var simulatedQueueLimit: Int?
+
+    public init() {}
+}
+
+/// Watches directory trees with inotify and hands on settled `FileChange`s.
+///
+/// A recursive watch tree (one watch per directory, excluded directories never watched);
+/// a new directory is watched first and listed second, so nothing created in it is missed;
+/// renames paired by cookie; changes coalesced per path; a queue overflow answered by a
+/// rescan of the roots (with backoff when overflows repeat); the watch limit answered by one
+/// clear warning and periodic rescans of what could not be watched; a root that goes away
+/// is watched for through its nearest ancestor and picked up when it returns.
+///
+/// Thread discipline: `setUp()` then `run()` (on any one thread at a time, in that order);
+/// `stop()` and `statistics` from anywhere.
+public final class Watcher: @unchecked Sendable {
+    public let roots: [FilePath]
+    public let exclusions: Exclusions
+    public let options: WatcherOptions
+    private let inotify: InotifyDescriptor
+    private let wakeDescriptor: Int32
+    private let wakeWriter: Int32
+    private let stopped = Atomic<Bool>(false)
+    private let published = Mutex(WatcherStatistics())
+    private let onChanges: @Sendable ([FileChange]) -> Void
+    private let onStatistics: @Sendable (WatcherStatistics) -> Void
+    private let onWarning: @Sendable (String) -> Void
+
+    // Loop state: touched by setUp() and run() only.
+    var tree = WatchTree()
+    var pending: PendingChanges
+    var movedOut: [UInt32: (path: FilePath, isDirectory: Bool, at: ContinuousClock.Instant)] = [:]
+    var unwatched: Set<FilePath> = []
+    var warnedAboutLimit = false
+    var overflows = 0
+    var lastOverflow: ContinuousClock.Instant?
+    var backoff: Duration = .milliseconds(100)
+    var resyncAt: ContinuousClock.Instant?
+    var unwatchedRescanAt: ContinuousClock.Instant?
+    var missingRoots: [FilePath: Int32] = [:]
+
+    public init(roots: [FilePath], exclusions: Exclusions, options: WatcherOptions = WatcherOptions(),
+                onChanges: @escaping @Sendable ([FileChange]) -> Void,
+                onStatistics: @escaping @Sendable (WatcherStatistics) -> Void = { _ in },
+                onWarning: @escaping @Sendable (String) -> Void = { _ in }) throws(WatcherError) {
+        self.roots = roots
+        self.exclusions = exclusions
+        self.options = options
+        self.onChanges = onChanges
+        self.onStatistics = onStatistics
+        self.onWarning = onWarning
+        inotify = try InotifyDescriptor()
+        // A self-pipe: stop() writes a byte that ends the wait in poll().
+        var ends: [Int32] = [-1, -1]
+        guard pipe(&ends) == 0 else { throw .system(call: "pipe", Errno(rawValue: errno)) }
+        for end in ends {
+            _ = fcntl(end, F_SETFD, FD_CLOEXEC)
+            _ = fcntl(end, F_SETFL, O_NONBLOCK)
+        }
+        wakeDescriptor = ends[0]
+        wakeWriter = ends[1]
+        pending = PendingChanges(settle: options.settle, maximumDelay: options.maximumDelay)
+    }
+
+    deinit {
+        close(wakeDescriptor)
+        close(wakeWriter)
+    }
+
+    /// What the watcher reports now.
+    public var statistics: WatcherStatistics { published.withLock { $0 } }
+
+    /// Watches every directory under the roots. Changes made from now on are reported, so a
+    /// crawl that starts after this misses nothing.
+    public func setUp() {
+        for root in roots { watchTree(root, announce: false) }
+        awaitMissingRoots()
+        publish()
+    }
+
+    /// Follows changes until `stop()`. Sleeps in `poll` while nothing happens.
+    public func run() {
+        var fds = [pollfd(fd: inotify.descriptor, events: Int16(POLLIN), revents: 0),
+                   pollfd(fd: wakeDescriptor, events: Int16(POLLIN), revents: 0)]
+        while !stopped.load(ordering: .acquiring) {
+            let timeout = Self.milliseconds(until: nextDeadline())
+            _ = poll(&fds, 2, timeout)
+            if stopped.load(ordering: .acquiring) { break }
+            let now = ContinuousClock.now
+            var events = inotify.readEvents()
+            if let limit = options.simulatedQueueLimit, events.count > limit {
+                events = Array(events.prefix(limit)) + [InotifyEvent(watch: -1, mask: Inotify.overflow)]
+            }
+            for event in events { handle(event, now: now) }
+            expireMoves(now: now)
+            if let at = resyncAt, at <= now { resync() }
+            if let at = unwatchedRescanAt, at <= now { rescanUnwatched(now: now) }
+            let settled = pending.takeSettled(at: ContinuousClock.now)
+            if !settled.isEmpty { onChanges(settled) }
+            publish()
+        }
+    }
+
+    /// Ends `run()` after the event in hand.
+    public func stop() {
+        stopped.store(true, ordering: .releasing)
+        var one: UInt8 = 1
+        _ = write(wakeWriter, &one, 1)
+    }
+
+    // MARK: - Timing
+
+    private func nextDeadline() -> ContinuousClock.Instant? {
+        let moves = movedOut.values.map { $0.at + options.settle }
+        return ([pending.nextDeadline, resyncAt, unwatchedRescanAt].compactMap { $0 } + moves).min()
+    }
+
+    /// `poll`'s timeout: -1 (wait for an event) without a deadline, else the milliseconds
+    /// until it, rounded up.
+    static func milliseconds(until deadline: ContinuousClock.Instant?) -> Int32 {
+        guard let deadline else { return -1 }
+        let left = deadline - ContinuousClock.now
+        if left <= .zero { return 0 }
+        let ms = left.components.seconds * 1000 + Int64((left.components.attoseconds + 999_999_999_999_999) / 1_000_000_000_000_000)
+        return Int32(min(ms, Int64(Int32.max)))
+    }
+
+    private func publish() {
+        let statistics = WatcherStatistics(
+            watchedDirectories: tree.count, unwatchedDirectories: unwatched.sorted { $0.string < $1.string },
+            overflows: overflows, pending: pending.count + movedOut.count,
+            missingRoots: missingRoots.keys.sorted { $0.string < $1.string })
+        let changed = published.withLock { current -> Bool in
+            guard current != statistics else { return false }
+            current = statistics
+            return true
+        }
+        if changed { onStatistics(statistics) }
+    }
+
+    func warn(_ message: String) { onWarning(message) }
+    var inotifyDescriptor: InotifyDescriptor { inotify }
+}

@@ -1,0 +1,132 @@
+import ArgumentParser
+import Dispatch
+import Engine
+import FileAccess
+import Foundation
+import Index
+import Logging
+import SystemPackage
+import Watcher
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// `docent watch [ROOT...]`: keeps the index current as files change.
+struct WatchCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "watch",
+        abstract: "Reconcile the index with the roots, then keep it current as files change (inotify).",
+        discussion: """
+            Runs at idle CPU priority and does nothing while nothing changes. SIGINT or SIGTERM finishes the
+            batch in hand and exits 0. One watcher per index: a second one exits with status 2, or waits with --wait.
+            `docent status --json` reports state ("starting", "indexing", "watching"), pending, watchedDirectories,
+            unwatchedDirectories and overflows while it runs.
+            """
+    )
+
+    @Argument(help: "Directories to watch; none: the roots in config.yaml and the remembered ones.")
+    var roots: [String] = []
+
+    @OptionGroup var location: IndexLocation
+
+    @Flag(help: "If another watcher holds the index, wait for it to exit instead of failing.")
+    var wait = false
+
+    @Option(help: "How long (ms) a file must be quiet before it is indexed.")
+    var settle = 30
+
+    @Flag(name: .shortAndLong, help: "Log every batch of changes.")
+    var verbose = false
+
+    func run() throws {
+        Output.ignoreSIGPIPE()
+        let settings = try Settings.loadForCommand()
+        let index = try location.open()
+        var paths: [FilePath] = []
+        for root in roots {
+            let path = Paths.absolute(root)
+            guard let status = try? FileStatus.lstat(path), status.kind == .directory else {
+                throw CommandFailure("\(root): not a directory")
+            }
+            paths.append(path)
+        }
+        if paths.isEmpty {
+            paths = try Roots.remembered(in: index, settings: settings, keepMissing: true)
+            guard !paths.isEmpty else {
+                throw CommandFailure("no roots yet: give a directory, as in `docent watch ~/Documents`, or list roots in \(Settings.userFilePath())")
+            }
+        }
+        try WatchLock.acquire(index, wait: wait)
+        Priority.becomeBackground()
+
+        let level: Logger.Level = verbose ? .debug : .info
+        LoggingSystem.bootstrap { label in
+            var handler = StreamLogHandler.standardError(label: label)
+            handler.logLevel = level
+            return handler
+        }
+        let logger = Logger(label: "docent.watch")
+        var options = WatcherOptions()
+        options.settle = .milliseconds(max(1, settle))
+        // Test knobs for what cannot be caused on purpose: the watch limit, a queue overflow.
+        let environment = ProcessInfo.processInfo.environment
+        options.simulatedWatchLimit = environment["DOCENT_FAKE_WATCH_LIMIT"].flatMap(Int.init)
+        options.simulatedQueueLimit = environment["DOCENT_FAKE_QUEUE_LIMIT"].flatMap(Int.init)
+        if let milliseconds = environment["DOCENT_UNWATCHED_RESCAN_MS"].flatMap(Int.init) {
+            options.unwatchedRescanInterval = .milliseconds(milliseconds)
+        }
+        let service: WatchService
+        do {
+            service = try WatchService(index: index, roots: paths, settings: settings, options: options, logger: logger)
+        } catch {
+            throw CommandFailure("\(error)")
+        }
+        var sources: [any DispatchSourceSignal] = []
+        for number in [SIGINT, SIGTERM] {
+            signal(number, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
+            source.setEventHandler {
+                logger.info("stopping: finishing the batch in hand")
+                service.stop()
+            }
+            source.resume()
+            sources.append(source)
+        }
+        do {
+            try service.run()
+        } catch {
+            throw CommandFailure("\(error)")
+        }
+        logger.info("stopped")
+        withExtendedLifetime(sources) {}
+    }
+}
+
+/// One watcher per index: an exclusive `flock` on a file beside it, held until exit.
+enum WatchLock {
+    /// Takes the lock, waiting for it with `wait`, else failing with a message naming the holder.
+    static func acquire(_ index: FileIndex, wait: Bool) throws {
+        let fd = open(index.lockPath, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
+        guard fd >= 0 else { throw CommandFailure("cannot open \(index.lockPath): \(Errno(rawValue: errno))") }
+        if flock(fd, LOCK_EX | LOCK_NB) == 0 { return }  // the descriptor stays open: the lock lasts until exit
+        let holder = WatchStatus.read(from: index.watchStatusPath).map { " (pid \($0.pid))" } ?? ""
+        guard wait else {
+            throw CommandFailure("another `docent watch`\(holder) is keeping \(index.path) current; stop it first, or pass --wait")
+        }
+        FileHandle.standardError.write(Data("docent: waiting for the watcher\(holder) to exit…\n".utf8))
+        while flock(fd, LOCK_EX) != 0 {
+            guard errno == EINTR else { throw CommandFailure("cannot lock \(index.lockPath): \(Errno(rawValue: errno))") }
+        }
+    }
+}
+
+/// Background work runs as a guest: lowest CPU priority, and the idle I/O class follows it
+/// (the kernel derives a best-effort I/O priority from the nice value; the systemd unit
+/// asks for the idle class outright).
+enum Priority {
+    static func becomeBackground() {
+        _ = setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, 19)
+        var parameters = sched_param(sched_priority: 0)
+        _ = sched_setscheduler(0, 5, &parameters)  // SCHED_IDLE (5 in <linux/sched.h>; Glibc hides it without _GNU_SOURCE)
+    }
+}

@@ -1,0 +1,240 @@
+import Foundation
+import Testing
+import TestSupport
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// `docent watch` on real inotify in temporary directories: the index must end equal to the
+/// filesystem after every kind of change. Conditions are awaited with a deadline, never slept on.
+@Suite("docent watch, end to end", .serialized)
+final class WatchTests {
+    let dir: TemporaryDirectory
+    var root: String { dir.path + "/root" }
+    var env: [String: String] { ["XDG_DATA_HOME": dir.path + "/data"] }
+    var watcher: Process?
+    var logPath: String { dir.path + "/watch.log" }
+
+    init() throws {
+        dir = try TemporaryDirectory()
+        try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
+    }
+
+    deinit {
+        if let watcher { kill(watcher.processIdentifier, SIGKILL) }
+    }
+
+    func start(_ extraEnvironment: [String: String] = [:], arguments: [String]? = nil) throws {
+        let process = Process()
+        process.executableURL = Docent.binary
+        process.arguments = arguments ?? ["watch", root, "--verbose"]
+        process.environment = ProcessInfo.processInfo.environment.merging(env) { $1 }.merging(extraEnvironment) { $1 }
+            .merging(["DOCENT_CONFIG_DIR": "/nonexistent/docent-test-config"]) { $1 }
+        if !FileManager.default.fileExists(atPath: logPath) { _ = FileManager.default.createFile(atPath: logPath, contents: nil) }
+        let log = try FileHandle(forWritingTo: URL(fileURLWithPath: logPath))
+        try log.seekToEnd()
+        process.standardOutput = log
+        process.standardError = log
+        try process.run()
+        watcher = process
+    }
+
+    func status() throws -> [String: Any] {
+        try Docent.run(["status", "--json"], environment: env).jsonLines.first ?? [:]
+    }
+
+    /// Every path in the index under the root.
+    func indexed() throws -> Set<String> {
+        let r = try Docent.run(["search", "in:" + root, "--files", "--limit", "1000000"], environment: env)
+        return Set(r.stdout.split(separator: "\n").map(String.init))
+    }
+
+    /// Every non-directory under the root, leaving out the default exclusions the test uses.
+    func onDisk() -> Set<String> {
+        var out: Set<String> = []
+        let walker = FileManager.default.enumerator(atPath: root)
+        while let relative = walker?.nextObject() as? String {
+            if relative.split(separator: "/").contains(".git") { continue }
+            var isDirectory: ObjCBool = false
+            if FileManager.default.fileExists(atPath: root + "/" + relative, isDirectory: &isDirectory), !isDirectory.boolValue {
+                out.insert(root + "/" + relative)
+            }
+        }
+        return out
+    }
+
+    /// Waits until `condition` holds, up to `seconds`; false if it never did.
+    func eventually(_ seconds: Double = 20, _ condition: () throws -> Bool) rethrows -> Bool {
+        let deadline = Date().addingTimeInterval(seconds)
+        while Date() < deadline {
+            if try condition() { return true }
+            usleep(20_000)
+        }
+        return try condition()
+    }
+
+    /// The watcher has settled and the index holds exactly the files on disk.
+    func settledAndEqual(_ seconds: Double = 30) throws -> Bool {
+        try eventually(seconds) {
+            try status()["state"] as? String == "watching" && indexed() == onDisk()
+        }
+    }
+
+    func write(_ relative: String, _ text: String) throws {
+        _ = try dir.write("root/" + relative, text)
+    }
+
+    func search(_ word: String) throws -> [String] {
+        let r = try Docent.run(["search", word, "--files", "--limit", "1000"], environment: env)
+        return r.stdout.split(separator: "\n").map { String($0.dropFirst(root.count + 1)) }.sorted()
+    }
+
+    var log: String { (try? String(contentsOfFile: logPath, encoding: .utf8)) ?? "" }
+
+    func stop() throws -> Int32 {
+        guard let watcher else { return -1 }
+        kill(watcher.processIdentifier, SIGTERM)
+        watcher.waitUntilExit()
+        self.watcher = nil
+        return watcher.terminationStatus
+    }
+
+    @Test("Every kind of change reaches the index: create, modify, append, atomic save, renames, moves, deletes, mkdir -p, rm -r, excluded")
+    func changes() throws {
+        try write("keep.txt", "unchanged")
+        try write("doc.txt", "first draft")
+        try start()
+        #expect(try settledAndEqual(), "\(log)")
+        let fm = FileManager.default
+
+        try write("new.txt", "a fresh kettle")                                      // create
+        #expect(try settledAndEqual())
+        #expect(try search("kettle") == ["new.txt"])
+
+        try write("doc.txt", "second draft about oolong")                           // modify
+        #expect(try eventually { try search("oolong") == ["doc.txt"] })
+        let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: root + "/doc.txt"))   // append
+        try handle.seekToEnd()
+        try handle.write(contentsOf: Data(" and darjeeling".utf8))
+        try handle.close()
+        #expect(try eventually { try search("darjeeling") == ["doc.txt"] })
+
+        try write(".doc.txt.tmp", "third draft about sencha")                      // atomic save
+        #expect(rename(root + "/.doc.txt.tmp", root + "/doc.txt") == 0)
+        #expect(try eventually { try search("sencha") == ["doc.txt"] && search("oolong").isEmpty })
+        #expect(try settledAndEqual())
+
+        try fm.moveItem(atPath: root + "/new.txt", toPath: root + "/renamed.txt")   // rename within the root
+        #expect(try settledAndEqual())
+        #expect(try search("kettle") == ["renamed.txt"])
+        #expect(log.contains("1 changes: 0 read, 0 removed, 1 moved"), "a rename is not a re-read: \(log)")
+
+        let outside = try dir.write("outside/visitor.txt", "a visiting teapot")
+        try fm.moveItem(atPath: outside, toPath: root + "/visitor.txt")            // move in
+        #expect(try eventually { try search("teapot") == ["visitor.txt"] })
+        try fm.moveItem(atPath: root + "/visitor.txt", toPath: dir.path + "/outside/back.txt")   // move out
+        #expect(try settledAndEqual())
+        #expect(try search("teapot").isEmpty)
+
+        try fm.removeItem(atPath: root + "/keep.txt")                              // delete
+        #expect(try settledAndEqual())
+
+        try fm.createDirectory(atPath: root + "/a/b/c", withIntermediateDirectories: true)   // mkdir -p, then a file at once
+        try write("a/b/c/deep.txt", "deep mug")
+        #expect(try eventually { try search("mug") == ["a/b/c/deep.txt"] })
+
+        try fm.moveItem(atPath: root + "/a", toPath: root + "/z")                  // directory rename with contents
+        #expect(try settledAndEqual())
+        #expect(try search("mug") == ["z/b/c/deep.txt"])
+        try write("z/b/c/later.txt", "later saucer")                              // the renamed tree is still watched
+        #expect(try eventually { try search("saucer") == ["z/b/c/later.txt"] })
+
+        for i in 0..<50 { try write("tree/\(i % 5)/f\(i).txt", "leaf \(i)") }
+        #expect(try settledAndEqual())
+        try fm.removeItem(atPath: root + "/tree")                                  // rm -r
+        #expect(try settledAndEqual())
+
+        try write(".git/objects/x", "object spoon")                                // excluded
+        try write("visible.txt", "visible spoon")
+        #expect(try eventually { try search("spoon") == ["visible.txt"] })
+        #expect(try settledAndEqual())
+
+        try write("gone-soon.txt", "ephemeral")                                   // created and deleted within the delay
+        try fm.removeItem(atPath: root + "/gone-soon.txt")
+        #expect(try settledAndEqual())
+        #expect(try status()["errors"] as? [String: Int] == [:])
+        #expect(try stop() == 0)
+    }
+
+    @Test("A root that is deleted and created again is picked up again")
+    func rootComesBack() throws {
+        try write("one.txt", "first cup")
+        try start()
+        #expect(try settledAndEqual())
+        try FileManager.default.removeItem(atPath: root)
+        #expect(try eventually { try indexed().isEmpty && (status()["missingRoots"] as? [String]) == [root] })
+        try write("two.txt", "second cup")
+        #expect(try settledAndEqual(), "\(log)")
+        #expect(try search("cup") == ["two.txt"])
+        try write("three.txt", "third cup")                                       // watched again
+        #expect(try eventually { try search("cup") == ["three.txt", "two.txt"] })
+    }
+
+    @Test("A burst of 20,000 files, with events lost to a queue overflow, ends with the index equal to the filesystem")
+    func burst() throws {
+        try start(["DOCENT_FAKE_QUEUE_LIMIT": "4000"])
+        #expect(try settledAndEqual())
+        for i in 0..<20_000 { try write("burst/\(i % 40)/\(i).txt", "burst \(i)") }
+        #expect(try settledAndEqual(120), "\(log)")
+        #expect((try status()["overflows"] as? Int ?? 0) >= 1)
+        #expect(log.contains("overflowed"))
+        #expect(try indexed().count == 20_000)
+    }
+
+    @Test("Killed with SIGKILL mid-batch, changed while down, restarted: the index ends equal to the filesystem")
+    func crash() throws {
+        for i in 0..<200 { try write("old/\(i).txt", "old \(i)") }
+        try start()
+        #expect(try settledAndEqual())
+        for i in 0..<3000 { try write("batch/\(i % 30)/\(i).txt", "batch \(i) " + String(repeating: "words ", count: 50)) }
+        #expect(try eventually { try status()["state"] as? String == "indexing" })
+        kill(watcher!.processIdentifier, SIGKILL)
+        watcher!.waitUntilExit()
+        watcher = nil
+        // While it is down: deletions, edits, a rename, new files.
+        for i in 0..<100 { try FileManager.default.removeItem(atPath: root + "/old/\(i).txt") }
+        for i in 100..<150 { try write("old/\(i).txt", "edited \(i) while down") }
+        try FileManager.default.moveItem(atPath: root + "/batch/0", toPath: root + "/batch-zero")
+        for i in 0..<100 { try write("new/\(i).txt", "new \(i)") }
+        try start()
+        #expect(try settledAndEqual(120), "\(log)")
+        #expect(try search("edited").count == 50)  // edits made while it was down were read
+        #expect(try stop() == 0)
+    }
+
+    @Test("The watch limit: one clear warning, the unwatched directories listed in status and covered by rescans")
+    func watchLimit() throws {
+        for i in 0..<6 { try write("d\(i)/f.txt", "file \(i)") }
+        try start(["DOCENT_FAKE_WATCH_LIMIT": "3", "DOCENT_UNWATCHED_RESCAN_MS": "300"])
+        #expect(try settledAndEqual(), "\(log)")
+        let unwatched = try #require(try status()["unwatchedDirectories"] as? [String])
+        #expect(unwatched.count == 4, "\(unwatched)")  // the root and two more are watched
+        #expect(log.components(separatedBy: "watch limit is reached").count == 2, "exactly one warning: \(log)")
+        #expect(log.contains("fs.inotify.max_user_watches"))
+        let text = try Docent.run(["status"], environment: env).stdout
+        #expect(text.contains("directories not watched (inotify watch limit)"))
+        for directory in unwatched { try write(String(directory.dropFirst(root.count + 1)) + "/late.txt", "late biscuit") }
+        #expect(try eventually { try search("biscuit").count == 4 }, "\(log)")
+    }
+
+    @Test("One watcher per index; SIGTERM ends it with status 0")
+    func oneWatcher() throws {
+        try start()
+        #expect(try eventually { try status()["state"] as? String == "watching" })
+        let second = try Docent.run(["watch", root], environment: env)
+        #expect(second.status == 2)
+        #expect(second.stderr.contains("another `docent watch`") && second.stderr.contains("--wait"))
+        #expect(try stop() == 0)
+        #expect(try status()["state"] as? String == "stopped")
+    }
+}
