@@ -118,6 +118,10 @@ let package = Package(
             dependencies: ["Documents", "DocumentModel", "ContentTypes", "Engine", "Rendering", "TestSupport",
                            .product(name: "SystemPackage", package: "swift-system")]
         ),
+        .testTarget(
+            name: "WatcherTests",
+            dependencies: ["Watcher", .product(name: "SystemPackage", package: "swift-system")]
+        ),
         .testTarget(name: "DocentCLITests", dependencies: ["ContentTypes", "TestSupport"]),
     ],
     swiftLanguageModes: [.v6]
