@@ -45,20 +45,7 @@ struct IndexCommand: ParsableCommand {
         Output.ignoreSIGPIPE()
         let settings = try Settings.loadForCommand()
         let index = try location.open()
-        var paths: [FilePath] = []
-        for root in roots {
-            let path = Paths.absolute(root)
-            guard let status = try? FileStatus.lstat(path), status.kind == .directory else {
-                throw CommandFailure("\(root): not a directory")
-            }
-            paths.append(path)
-        }
-        if paths.isEmpty {
-            paths = try Roots.remembered(in: index, settings: settings)
-            guard !paths.isEmpty else {
-                throw CommandFailure("no roots yet: give a directory, as in `docent index ~/Documents`, or list roots in \(Settings.userFilePath())")
-            }
-        }
+        let paths = try Roots.resolve(roots, in: index, settings: settings, command: "index", keepMissing: false)
         let registry = UTTypeRegistry.shared
         reportDiagnostics(registry)
         let progress: (@Sendable (IndexProgress) -> Void)? = Terminal.standardErrorIsTerminal ? Self.showProgress : nil
@@ -87,6 +74,27 @@ struct IndexCommand: ParsableCommand {
 }
 
 enum Roots {
+    /// The directories given on the command line (each must be one), or, with none, the
+    /// configured and remembered roots; no roots at all is an error saying how to add one.
+    static func resolve(_ arguments: [String], in index: FileIndex, settings: Settings, command: String,
+                        keepMissing: Bool) throws -> [FilePath] {
+        var paths: [FilePath] = []
+        for root in arguments {
+            let path = Paths.absolute(root)
+            guard let status = try? FileStatus.lstat(path), status.kind == .directory else {
+                throw CommandFailure("\(root): not a directory")
+            }
+            paths.append(path)
+        }
+        if paths.isEmpty {
+            paths = try remembered(in: index, settings: settings, keepMissing: keepMissing)
+            guard !paths.isEmpty else {
+                throw CommandFailure("no roots yet: give a directory, as in `docent \(command) ~/Documents`, or list roots in \(Settings.userFilePath())")
+            }
+        }
+        return paths
+    }
+
     /// The roots to use when none are given: those in the settings, then those remembered
     /// in the index; ones that are missing are reported and left out.
     static func remembered(in index: FileIndex, settings: Settings, keepMissing: Bool = false) throws -> [FilePath] {

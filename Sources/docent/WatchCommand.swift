@@ -42,20 +42,7 @@ struct WatchCommand: ParsableCommand {
         Output.ignoreSIGPIPE()
         let settings = try Settings.loadForCommand()
         let index = try location.open()
-        var paths: [FilePath] = []
-        for root in roots {
-            let path = Paths.absolute(root)
-            guard let status = try? FileStatus.lstat(path), status.kind == .directory else {
-                throw CommandFailure("\(root): not a directory")
-            }
-            paths.append(path)
-        }
-        if paths.isEmpty {
-            paths = try Roots.remembered(in: index, settings: settings, keepMissing: true)
-            guard !paths.isEmpty else {
-                throw CommandFailure("no roots yet: give a directory, as in `docent watch ~/Documents`, or list roots in \(Settings.userFilePath())")
-            }
-        }
+        let paths = try Roots.resolve(roots, in: index, settings: settings, command: "watch", keepMissing: true)
         try WatchLock.acquire(index, wait: wait)
         Priority.becomeBackground()
 
