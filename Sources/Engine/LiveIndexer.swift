@@ -66,7 +66,8 @@ public final class LiveIndexer: Sendable {
             summary.removed += try index.removeTree(path.bytes)
             return false
         }
-        guard status.kind != .directory, !indexer.exclusions.excludes(path) else { return false }
+        // Excluded paths never get here: the watcher drops their events with the same exclusions.
+        guard status.kind != .directory else { return false }
         guard let stored = try index.signature(at: path.bytes) else { return true }
         let current = status.signature
         if stored == current {

@@ -19,8 +19,10 @@ public struct Settings: Sendable, Equatable {
     /// Where the shipped defaults are named in messages.
     public static let defaultsName = "Config/docent.yaml"
 
-    /// The shipped defaults, compiled into the binary.
-    public static func defaults() -> Settings {
+    /// The shipped defaults, compiled into the binary (parsed once).
+    public static func defaults() -> Settings { shippedDefaults }
+
+    private static let shippedDefaults: Settings = {
         var settings = Settings()
         // The shipped file is tested; a failure here is a build defect, shown rather than hidden.
         do {
@@ -29,7 +31,7 @@ public struct Settings: Sendable, Equatable {
             fatalError("\(error)")
         }
         return settings
-    }
+    }()
 
     /// The user's file: `config.yaml` in Docent's configuration directory.
     public static func userFilePath(environment: [String: String] = ProcessInfo.processInfo.environment) -> String {

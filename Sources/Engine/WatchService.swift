@@ -117,20 +117,21 @@ public final class WatchService: Sendable {
     }
 
     /// Changes the status and writes it: at once when the state changes, else at most ten
-    /// times a second.
+    /// times a second. The write happens under the lock, so two threads can never leave an
+    /// older status on disk after a newer one (nor share the temporary file).
     private func update(_ body: (inout WatchStatus) -> Void) {
-        let (snapshot, stateChanged) = status.withLock { status -> (WatchStatus, Bool) in
+        let path = statusPath
+        status.withLock { status in
             let before = status.state
             body(&status)
-            return (status, status.state != before)
+            let now = ContinuousClock.now
+            let due = statusWrite.withLock { last in
+                guard status.state != before || now - last >= .milliseconds(100) else { return false }
+                last = now
+                return true
+            }
+            if due { status.write(to: path) }
         }
-        let now = ContinuousClock.now
-        let due = statusWrite.withLock { last in
-            guard stateChanged || now - last >= .milliseconds(100) else { return false }
-            last = now
-            return true
-        }
-        if due { snapshot.write(to: statusPath) }
     }
 }
 

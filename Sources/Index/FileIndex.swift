@@ -30,7 +30,14 @@ public final class FileIndex: Sendable {
             let migrator = Self.migrator
             let superseded = try pool.read { try migrator.hasBeenSuperseded($0) }
             if superseded { throw IndexError.newerSchema(path: path) }
-            try migrator.migrate(pool)
+            do {
+                try migrator.migrate(pool)
+            } catch {
+                // Two processes opening a new index at once both see it unmigrated; the one that
+                // loses the race fails on the other's tables. The winner's migration committed
+                // whole (the schema and its record in one transaction), so check and go on.
+                guard try pool.read({ try migrator.hasCompletedMigrations($0) }) else { throw error }
+            }
         } catch let error as IndexError {
             throw error
         } catch {

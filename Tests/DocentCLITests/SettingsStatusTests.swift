@@ -113,4 +113,29 @@ struct SettingsStatusTests {
         let errors = try Docent.run(["status", "--errors"], environment: env)
         #expect(errors.stdout.hasPrefix(root + "/bad.json: invalid-json: invalid JSON at line 2"))
     }
+
+    // Regression: `docent watch` and a `docent status` opening a brand-new index together both
+    // ran the first migration; the loser failed with "table roots already exists" and the
+    // watcher exited.
+    @Test("Many processes opening a new index at once all succeed")
+    func concurrentFirstOpen() throws {
+        for round in 0..<6 {
+            let processes = try (0..<8).map { _ -> (Process, Pipe) in
+                let process = Process()
+                process.executableURL = Docent.binary
+                process.arguments = ["status", "--json"]
+                process.environment = ProcessInfo.processInfo.environment.merging(["XDG_DATA_HOME": dir.path + "/race\(round)"]) { $1 }
+                let err = Pipe()
+                process.standardOutput = FileHandle.nullDevice
+                process.standardError = err
+                try process.run()
+                return (process, err)
+            }
+            for (process, err) in processes {
+                let message = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+                process.waitUntilExit()
+                #expect(process.terminationStatus == 0, "\(message)")
+            }
+        }
+    }
 }

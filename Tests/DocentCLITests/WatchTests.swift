@@ -75,9 +75,15 @@ final class WatchTests {
 
     /// The watcher has settled and the index holds exactly the files on disk.
     func settledAndEqual(_ seconds: Double = 30) throws -> Bool {
-        try eventually(seconds) {
+        let settled = try eventually(seconds) {
             try status()["state"] as? String == "watching" && indexed() == onDisk()
         }
+        if !settled {  // say what differs, for whoever reads the failure
+            let (index, disk) = (try indexed(), onDisk())
+            print("not settled: state \(try status()["state"] ?? "?"), pending \(try status()["pending"] ?? "?"); "
+                  + "only indexed \(index.subtracting(disk).sorted().prefix(5)), only on disk \(disk.subtracting(index).sorted().prefix(5))\n\(log)")
+        }
+        return settled
     }
 
     func write(_ relative: String, _ text: String) throws {
