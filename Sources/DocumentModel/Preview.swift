@@ -1,6 +1,6 @@
 /// A document's preview: a small tree of elements that the renderers turn into plain text,
 /// ANSI, HTML or JSON. A viewer builds it; it never contains markup or escape codes.
-public struct Preview: Sendable, Hashable {
+public struct Preview: Sendable, Hashable, Codable {
     /// The top-level elements, in order.
     public var elements: [PreviewElement]
 
@@ -17,7 +17,7 @@ public struct Preview: Sendable, Hashable {
 }
 
 /// One element of a preview.
-public indirect enum PreviewElement: Sendable, Hashable {
+public indirect enum PreviewElement: Sendable, Hashable, Codable {
     /// The document's title, shown once at the top.
     case title(String)
     /// A heading of `level` 1…6.
@@ -41,7 +41,7 @@ public indirect enum PreviewElement: Sendable, Hashable {
 }
 
 /// An image a preview refers to (a file, or a link in a document).
-public struct ImageReference: Sendable, Hashable {
+public struct ImageReference: Sendable, Hashable, Codable {
     /// Where the image is: a path or URL, as the document gave it.
     public var source: String
     /// Alternative text.

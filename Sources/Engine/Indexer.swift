@@ -60,7 +60,7 @@ public final class Indexer: Sendable {
         self.index = index
         self.documents = documents
         self.types = types
-        self.exclusions = Exclusions(settings.exclude, paths: index.ownFiles)
+        self.exclusions = Exclusions(settings.exclude, paths: index.ownFiles + [PreviewCache.defaultDirectory()])
         self.workers = max(1, workers)
         self.readLimit = settings.readBytes
         self.textLimit = settings.textBytes

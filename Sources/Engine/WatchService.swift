@@ -16,6 +16,7 @@ import Watcher
 public final class WatchService: Sendable {
     public let roots: [FilePath]
     private let live: LiveIndexer
+    private let previews: PreviewCache?
     private let watcher: Watcher
     private let logger: Logger
     private let inbox = ChangeInbox()
@@ -25,10 +26,15 @@ public final class WatchService: Sendable {
     private let status: Mutex<WatchStatus>
     private let statusWrite = Mutex(ContinuousClock.now)
     private let watcherDone = DispatchSemaphore(value: 0)
+    private let onStatus: (@Sendable (WatchStatus) -> Void)?
 
-    public init(index: FileIndex, roots: [FilePath], settings: Settings, options: WatcherOptions = WatcherOptions(),
-                logger: Logger) throws {
+    /// Watches `roots` for `index`, keeping the entries of `previews` current too.
+    public init(index: FileIndex, roots: [FilePath], settings: Settings, previews: PreviewCache? = PreviewCache(),
+                options: WatcherOptions = WatcherOptions(), logger: Logger,
+                onStatus: (@Sendable (WatchStatus) -> Void)? = nil) throws {
         self.roots = roots
+        self.onStatus = onStatus
+        self.previews = previews
         self.logger = logger
         let indexer = Indexer(index: index, settings: settings)
         live = LiveIndexer(indexer: indexer)
@@ -66,6 +72,9 @@ public final class WatchService: Sendable {
         let summary = try live.indexer.run(roots: roots.filter { (try? FileStatus.lstat($0))?.kind == .directory })
         logger.info("reconciled: \(summary.files) files, \(summary.indexed) read, \(summary.unchanged) unchanged, \(summary.moved) moved, \(summary.removed) removed in \(String(format: "%.2f", summary.seconds)) s")
         update { $0.files = (try? self.live.indexer.index.count()) ?? $0.files }
+        // Cached previews of files that changed while nobody watched are made again.
+        let refresher = previews.map { PreviewRefresher(cache: $0, documents: live.indexer.documents, types: live.indexer.types) }
+        if let refresher { log(refresher.apply(roots.map { .rescan($0) }), "cached previews checked") }
         reconciled.store(true, ordering: .releasing)
         while !stopped.load(ordering: .acquiring) {
             refreshState()
@@ -77,6 +86,7 @@ public final class WatchService: Sendable {
             refreshState()
             let applied = try live.apply(changes)
             logger.debug("applied \(changes.count) changes: \(applied.read) read, \(applied.removed) removed, \(applied.moved) moved")
+            if let refresher { log(refresher.apply(changes), "cached previews") }
             update {
                 $0.files = (try? self.live.indexer.index.count()) ?? $0.files
                 $0.lastApplied = Date().timeIntervalSince1970
@@ -89,6 +99,11 @@ public final class WatchService: Sendable {
         stopped.store(true, ordering: .releasing)
         watcher.stop()
         inbox.wake()
+    }
+
+    private func log(_ summary: PreviewRefreshSummary, _ what: String) {
+        guard summary != PreviewRefreshSummary() else { return }
+        logger.debug("\(what): \(summary.regenerated) regenerated, \(summary.moved) moved, \(summary.removed) removed")
     }
 
     /// Where the status is published (beside the index).
@@ -116,8 +131,8 @@ public final class WatchService: Sendable {
         }
     }
 
-    /// Changes the status and writes it: at once when the state changes, else at most ten
-    /// times a second. The write happens under the lock, so two threads can never leave an
+    /// Changes the status and writes it (and hands it to `onStatus`): at once when the state
+    /// changes, else at most ten times a second. The write happens under the lock, so two threads can never leave an
     /// older status on disk after a newer one (nor share the temporary file).
     private func update(_ body: (inout WatchStatus) -> Void) {
         let path = statusPath
@@ -130,7 +145,10 @@ public final class WatchService: Sendable {
                 last = now
                 return true
             }
-            if due { status.write(to: path) }
+            if due {
+                status.write(to: path)
+                onStatus?(status)
+            }
         }
     }
 }

@@ -21,6 +21,10 @@ public struct SearchRequest: Sendable {
     public var directories: [[UInt8]] = []
     public var size: [SearchQuery.Comparison] = []
     public var modified: [SearchQuery.Comparison] = []
+    /// Exact paths a hit must be one of (nil for any).
+    public var paths: [[UInt8]]?
+    /// Whether hits get snippets (each costs a pass over the file's text).
+    public var snippets = true
 
     public init(match: FTSExpression?, contentTypes: Set<String>? = nil, limit: Int = 20) {
         self.match = match
@@ -106,6 +110,11 @@ extension FileIndex {
             }
             conditions.append("(" + ranges.joined(separator: " OR ") + ")")
         }
+        if let paths = request.paths {
+            guard !paths.isEmpty else { return [] }
+            conditions.append("files.path IN (" + Array(repeating: "?", count: paths.count).joined(separator: ", ") + ")")
+            arguments.append(contentsOf: paths.map { Data($0) } as [any DatabaseValueConvertible])
+        }
         for (column, bounds) in [("size", request.size), ("modified", request.modified)] {
             for bound in bounds {
                 conditions.append("files.\(column) \(bound.op.rawValue) ?")
@@ -128,6 +137,7 @@ extension FileIndex {
         return try read { db in
             let rows = try Row.fetchAll(db, sql: sql, arguments: StatementArguments(arguments))
             guard !rows.isEmpty else { return [] }
+            guard request.snippets else { return rows.map { Self.hit($0, snippet: "") } }
             let ids: [Int64] = rows.map { $0["id"] }
             let placeholders = Array(repeating: "?", count: ids.count).joined(separator: ", ")
             var snippets: [Int64: String] = [:]
@@ -143,12 +153,13 @@ extension FileIndex {
                     """, arguments: StatementArguments(ids))
                 for row in snippetRows { snippets[row["rowid"]] = row["snippet"] }
             }
-            return rows.map { row in
-                let path: Data = row["path"]
-                let id: Int64 = row["id"]
-                return SearchHit(path: [UInt8](path), contentType: row["contentType"], title: row["title"],
-                                 score: row["score"], snippet: snippets[id] ?? "", modified: row["modified"])
-            }
+            return rows.map { Self.hit($0, snippet: snippets[$0["id"]] ?? "") }
         }
+    }
+
+    private static func hit(_ row: Row, snippet: String) -> SearchHit {
+        let path: Data = row["path"]
+        return SearchHit(path: [UInt8](path), contentType: row["contentType"], title: row["title"], score: row["score"],
+                         snippet: snippet, modified: row["modified"])
     }
 }

@@ -74,7 +74,7 @@ public struct IndexedFile: Sendable, Hashable {
 }
 
 /// The `lstat` fields compared to decide whether a file needs reading again.
-public struct FileSignature: Sendable, Hashable {
+public struct FileSignature: Sendable, Hashable, Codable {
     public var device: Int64, inode: Int64, size: Int64, modified: Int64, changed: Int64
 
     public init(device: Int64, inode: Int64, size: Int64, modified: Int64, changed: Int64) {

@@ -22,10 +22,10 @@ public enum FileChange: Sendable, Hashable {
 
 extension FilePath {
     /// Whether `self` is `directory` or lies under it.
-    func isWithin(_ directory: FilePath) -> Bool { starts(with: directory) }
+    public func isWithin(_ directory: FilePath) -> Bool { starts(with: directory) }
 
     /// `self` with its leading `from` replaced by `to` (for paths within `from`).
-    func replacingPrefix(_ from: FilePath, with to: FilePath) -> FilePath {
+    public func replacingPrefix(_ from: FilePath, with to: FilePath) -> FilePath {
         var result = to
         for component in components.dropFirst(from.components.count) { result.append(component) }
         return result

@@ -27,7 +27,7 @@ extension Watcher {
             if let origin = movedOut.removeValue(forKey: event.cookie) {
                 if origin.isDirectory { tree.move(origin.path, to: path) }
                 pending.add(.moved(from: origin.path, to: path), at: now)
-            } else if event.isDirectory {
+            } else if event.isDirectory, options.recursive {
                 watchTree(path, announce: true)  // moved in from outside the roots
             } else {
                 pending.add(.changed(path), at: now)
@@ -35,7 +35,9 @@ extension Watcher {
         } else if event.has(Inotify.delete) {
             pending.add(.removed(path), at: now)
         } else if event.isDirectory {
-            if event.has(Inotify.create) { watchTree(path, announce: true) }
+            if event.has(Inotify.create) {
+                if options.recursive { watchTree(path, announce: true) } else { pending.add(.changed(path), at: now) }
+            }
         } else {
             pending.add(.changed(path), at: now)  // create, modify, close-write, attributes
         }
@@ -115,7 +117,7 @@ extension Watcher {
                 guard !exclusions.excludes(entry.name, in: directory) else { return }
                 let path = directory.appending(entry.name)
                 if entry.isDirectory {
-                    stack.append(path)
+                    if options.recursive { stack.append(path) }
                 } else if announce {
                     pending.add(.changed(path), at: now)
                 }

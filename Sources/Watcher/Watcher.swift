@@ -30,6 +30,9 @@ public struct WatcherOptions: Sendable {
     /// Behave as if the kernel's event queue held only this many events: the rest of a
     /// larger read is dropped and an overflow reported, as the kernel does.
     public var simulatedQueueLimit: Int?
+    /// Whether directories under the roots are watched too. When false only the roots are:
+    /// their subdirectories are reported as entries but never entered.
+    public var recursive = true
 
     public init() {}
 }

@@ -36,7 +36,9 @@ enum Output {
         }
     }
 
-    static func error(_ text: String) {
+    static func error(_ text: String) { note(text) }
+
+    static func note(_ text: String) {
         FileHandle.standardError.write(Data(("docent: " + text + "\n").utf8))
     }
 

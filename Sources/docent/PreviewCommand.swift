@@ -5,6 +5,8 @@ import Documents
 import Engine
 import Foundation
 import Rendering
+import FileAccess
+import Watcher
 import SystemPackage
 #if canImport(Glibc)
 import Glibc
@@ -34,6 +36,12 @@ struct PreviewCommand: AsyncParsableCommand {
     @Option(help: "Wrap text to this many columns (default: the terminal's width; no wrapping on a pipe).")
     var width: Int?
 
+    @Flag(help: "Print the preview again each time the file changes (like tail -f), until interrupted.")
+    var follow = false
+
+    @Flag(name: .customLong("no-cache"), help: "Neither use nor keep a cached preview ($XDG_CACHE_HOME/docent/previews).")
+    var noCache = false
+
     func validate() throws {
         if maxBytes < 1 { throw ValidationError("--max-bytes must be at least 1.") }
         if let width, width < 20 { throw ValidationError("--width must be at least 20.") }
@@ -41,17 +49,67 @@ struct PreviewCommand: AsyncParsableCommand {
 
     func run() async throws {
         Output.ignoreSIGPIPE()
+        let path = Paths.absolute(file)
+        let cache = noCache ? nil : PreviewCache()
+        guard follow else { return Output.write(render(try await preview(path, cache: cache), event: nil)) }
+        // Followed before the first preview is made, so no change falls between the two.
+        let follower: FileFollower
+        do { follower = try FileFollower(files: [path]) } catch { throw CommandFailure("cannot follow \(file): \(error)") }
+        var shown = render(try await preview(path, cache: cache), event: "preview")
+        Output.write(shown)
+        while follower.wait() {
+            let output: String
+            do {
+                output = render(try await preview(path, cache: cache), event: "preview")
+            } catch {
+                output = removal()
+            }
+            guard output != shown else { continue }  // touched, or changed where the preview does not show
+            shown = output
+            Output.write(heading() + output)
+        }
+    }
+
+    /// The file's preview: from the cache while the file's signature matches the entry's,
+    /// else made by opening the file (and kept for next time).
+    private func preview(_ path: FilePath, cache: PreviewCache?) async throws -> CachedPreview {
+        if let cache, let status = try? FileStatus.lstat(path), status.kind == .regular,
+           let cached = cache.lookup(path, status: status, readLimit: maxBytes) {
+            return cached
+        }
         let opened = try await Opening.open(file, readLimit: maxBytes)
-        let format = format ?? (Output.isTerminal ? .ansi : .text)
-        let preview = opened.document.preview()
-        switch format {
+        let preview = CachedPreview(opened.document)
+        if let cache, let status = opened.prepared.classification.status, status.kind == .regular {
+            cache.store(preview, for: path, status: status, readLimit: maxBytes)
+        }
+        return preview
+    }
+
+    private var resolvedFormat: PreviewFormat { format ?? (Output.isTerminal ? .ansi : .text) }
+
+    private func render(_ preview: CachedPreview, event: String?) -> String {
+        switch resolvedFormat {
         case .json:
-            Output.line(JSONRenderer.encode(PreviewOutput(path: file, opened: opened, preview: preview)))
-        default:
+            return JSONRenderer.encode(PreviewOutput(path: file, cached: preview, event: event)) + "\n"
+        case let format:
             let renderer = format.renderer(width: width ?? (Output.isTerminal ? Terminal.columns : nil),
                                            colour: Output.isTerminal && !Terminal.noColor)
-            Output.write(renderer.render(preview))
+            return renderer.render(preview.preview)
         }
+    }
+
+    /// What --follow prints while the file is gone.
+    private func removal() -> String {
+        resolvedFormat == .json ? JSONRenderer.encode(RemovedOutput(path: file)) + "\n" : "(\(file.terminalSafe) is gone; waiting for it to come back)\n"
+    }
+
+    /// What comes before each new version under --follow: a clean screen on a terminal,
+    /// a `tail`-style header line on a pipe (nothing between JSON lines).
+    private func heading() -> String {
+        if resolvedFormat == .json { return "" }
+        let time = Date().formatted(date: .omitted, time: .standard)
+        if Output.isTerminal { return "\u{1B}[H\u{1B}[2J\u{1B}[2m\(file.terminalSafe) · \(time)\u{1B}[0m\n" }
+        return "\n==> \(file) <==\n"
     }
 }
 
@@ -65,17 +123,26 @@ struct PreviewOutput: Encodable {
     let metadata: [MetadataField]
     let problems: [DocumentProblem]
     let preview: PreviewJSON
+    /// Under --follow: "preview".
+    let event: String?
 
-    init(path: String, opened: Opening.Result, preview: Preview) {
+    init(path: String, cached: CachedPreview, event: String?) {
         self.path = path
-        contentType = opened.document.contentType.identifier
-        documentType = opened.document.documentTypeName
-        selection = opened.document.selection.description
-        title = opened.document.metadata.title
-        metadata = opened.document.metadata.fields
-        problems = opened.document.metadata.problems
-        self.preview = PreviewJSON(preview)
+        contentType = cached.contentType
+        documentType = cached.documentType
+        selection = cached.selection
+        title = cached.title
+        metadata = cached.metadata
+        problems = cached.problems
+        preview = PreviewJSON(cached.preview)
+        self.event = event
     }
+}
+
+/// What `docent preview --follow --format json` prints while the file is gone.
+struct RemovedOutput: Encodable {
+    let path: String
+    var event = "removed"
 }
 
 /// Opening one file for the preview and export commands.

@@ -42,18 +42,31 @@ struct SearchCommand: ParsableCommand {
         if query.isEmpty { throw ValidationError("give a query, such as `docent search invoice type:pdf`.") }
     }
 
+    @Flag(help: "After the results, print a line for each file that starts or stops matching as files change (+ path, - path; JSON objects with an \"event\" key under --json), until interrupted.")
+    var follow = false
+
     func run() throws {
         Output.ignoreSIGPIPE()
+        guard FileManager.default.fileExists(atPath: location.resolved) else {
+            throw CommandFailure("there is no index at \(location.resolved) yet: run `docent index DIRECTORY` first")
+        }
+        let index = try location.open()
+        let request = try makeRequest()
+        if follow { return try follow(request, in: index) }
+        let hits: [SearchHit]
+        do { hits = try index.search(request) } catch { throw CommandFailure("\(error)") }
+        for hit in hits { show(hit, event: nil) }
+        if hits.isEmpty { throw ExitCode(1) }
+    }
+
+    /// The parsed query as a request; a syntax error or an unknown type is a usage error.
+    private func makeRequest() throws -> SearchRequest {
         let parsed: SearchQuery
         do {
             parsed = try SearchQuery.parse(query.joined(separator: " "))
         } catch {
             throw CommandFailure(error.description)
         }
-        guard FileManager.default.fileExists(atPath: location.resolved) else {
-            throw CommandFailure("there is no index at \(location.resolved) yet: run `docent index DIRECTORY` first")
-        }
-        let index = try location.open()
         var request = SearchRequest(match: parsed.match, limit: limit)
         let registry = UTTypeRegistry.shared
         if !parsed.types.isEmpty {
@@ -72,27 +85,30 @@ struct SearchCommand: ParsableCommand {
         request.directories = parsed.directories.map { Array(Paths.absolute($0).string.utf8) }
         request.size = parsed.size
         request.modified = parsed.modified
-        let hits: [SearchHit]
-        do { hits = try index.search(request) } catch { throw CommandFailure("\(error)") }
-        for hit in hits {
-            if print0 {
-                Output.write(Data(hit.path + [0]))
-            } else if files {
-                Output.write(Data(hit.path + [0x0A]))
-            } else if json {
-                Output.line(JSONRenderer.encode(HitJSON(hit)))
-            } else {
-                Output.line(HitFormat.text(hit, terminal: Output.isTerminal && !Terminal.noColor))
-            }
+        return request
+    }
+
+    /// Prints one hit in the chosen form; `event` tags JSON objects under --follow.
+    func show(_ hit: SearchHit, event: String?) {
+        if print0 {
+            Output.write(Data(hit.path + [0]))
+        } else if files {
+            Output.write(Data(hit.path + [0x0A]))
+        } else if json {
+            Output.line(JSONRenderer.encode(HitJSON(hit, event: event)))
+        } else {
+            Output.line(HitFormat.text(hit, terminal: Output.isTerminal && !Terminal.noColor))
         }
-        if hits.isEmpty { throw ExitCode(1) }
     }
 }
 
 /// A hit as `--json` prints it.
 struct HitJSON: Encodable {
     let path: String, contentType: String, title: String?, score: Double, snippet: String
-    init(_ hit: SearchHit) {
+    /// Under --follow: "match" (the first results), "added".
+    let event: String?
+    init(_ hit: SearchHit, event: String? = nil) {
+        self.event = event
         path = hit.displayPath
         contentType = hit.contentType
         title = hit.title

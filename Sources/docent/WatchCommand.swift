@@ -46,12 +46,9 @@ struct WatchCommand: ParsableCommand {
         try WatchLock.acquire(index, wait: wait)
         Priority.becomeBackground()
 
-        let level: Logger.Level = verbose ? .debug : .info
-        LoggingSystem.bootstrap { label in
-            var handler = StreamLogHandler.standardError(label: label)
-            handler.logLevel = level
-            return handler
-        }
+        // On a terminal, the last line says what the watcher is doing; logs scroll above it.
+        let line = Terminal.standardErrorIsTerminal ? LiveStatusLine() : nil
+        Logs.bootstrap(level: verbose ? .debug : .info, statusLine: line)
         let logger = Logger(label: "docent.watch")
         var options = WatcherOptions()
         options.settle = .milliseconds(max(1, settle))
@@ -64,28 +61,56 @@ struct WatchCommand: ParsableCommand {
         }
         let service: WatchService
         do {
-            service = try WatchService(index: index, roots: paths, settings: settings, options: options, logger: logger)
+            service = try WatchService(index: index, roots: paths, settings: settings, options: options, logger: logger,
+                                       onStatus: line.map(Self.showing))
         } catch {
             throw CommandFailure("\(error)")
         }
-        var sources: [any DispatchSourceSignal] = []
-        for number in [SIGINT, SIGTERM] {
-            signal(number, SIG_IGN)
-            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
-            source.setEventHandler {
-                logger.info("stopping: finishing the batch in hand")
-                service.stop()
-            }
-            source.resume()
-            sources.append(source)
+        let sources = Signals.onTermination {
+            logger.info("stopping: finishing the batch in hand")
+            service.stop()
         }
         do {
             try service.run()
         } catch {
             throw CommandFailure("\(error)")
         }
+        line?.clear()
         logger.info("stopped")
         withExtendedLifetime(sources) {}
+    }
+}
+
+/// SIGINT and SIGTERM turned into a call, so work in hand can finish before exit.
+enum Signals {
+    /// Calls `handler` on a signal; keep the sources alive as long as it should be called.
+    static func onTermination(_ handler: @escaping @Sendable () -> Void) -> [any DispatchSourceSignal] {
+        [SIGINT, SIGTERM].map { number in
+            signal(number, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
+            source.setEventHandler(handler: handler)
+            source.resume()
+            return source
+        }
+    }
+}
+
+/// swift-log's output: standard error (standard output is for results).
+enum Logs {
+    static func bootstrap(level: Logger.Level, statusLine: LiveStatusLine? = nil) {
+        LoggingSystem.bootstrap { label in
+            var handler = StreamLogHandler.standardError(label: label)
+            handler.logLevel = level
+            guard let statusLine else { return handler }
+            return StatusLineLogHandler(inner: handler, line: statusLine)
+        }
+    }
+}
+
+extension WatchCommand {
+    /// Draws each status the watcher publishes on `line`.
+    static func showing(on line: LiveStatusLine) -> @Sendable (WatchStatus) -> Void {
+        { status in line.show(LiveStatusLine.text(status)) }
     }
 }
 
@@ -93,8 +118,7 @@ struct WatchCommand: ParsableCommand {
 enum WatchLock {
     /// Takes the lock, waiting for it with `wait`, else failing with a message naming the holder.
     static func acquire(_ index: FileIndex, wait: Bool) throws {
-        let fd = open(index.lockPath, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
-        guard fd >= 0 else { throw CommandFailure("cannot open \(index.lockPath): \(Errno(rawValue: errno))") }
+        let fd = try open(index)
         if flock(fd, LOCK_EX | LOCK_NB) == 0 { return }  // the descriptor stays open: the lock lasts until exit
         let holder = WatchStatus.read(from: index.watchStatusPath).map { " (pid \($0.pid))" } ?? ""
         guard wait else {
@@ -104,6 +128,20 @@ enum WatchLock {
         while flock(fd, LOCK_EX) != 0 {
             guard errno == EINTR else { throw CommandFailure("cannot lock \(index.lockPath): \(Errno(rawValue: errno))") }
         }
+    }
+
+    /// Takes the lock if no watcher holds it; false if one does.
+    static func tryAcquire(_ index: FileIndex) throws -> Bool {
+        let fd = try open(index)
+        if flock(fd, LOCK_EX | LOCK_NB) == 0 { return true }
+        close(fd)
+        return false
+    }
+
+    private static func open(_ index: FileIndex) throws -> Int32 {
+        let fd = Glibc.open(index.lockPath, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
+        guard fd >= 0 else { throw CommandFailure("cannot open \(index.lockPath): \(Errno(rawValue: errno))") }
+        return fd
     }
 }
 

@@ -32,6 +32,7 @@ struct Docent {
         process.arguments = arguments
         var env = ProcessInfo.processInfo.environment
         env["DOCENT_CONFIG_DIR"] = "/nonexistent/docent-test-config"
+        env["XDG_CACHE_HOME"] = NSTemporaryDirectory() + "docent-test-cache"  // never the user's own cache
         for (k, v) in environment { env[k] = v }
         process.environment = env
         let out = Pipe(), err = Pipe()

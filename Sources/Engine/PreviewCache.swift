@@ -1,0 +1,175 @@
+import DocumentModel
+import FileAccess
+import Foundation
+import Index
+import Synchronization
+import SystemPackage
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A preview as the cache keeps it: what `docent preview` shows, without opening the file.
+public struct CachedPreview: Codable, Sendable, Equatable {
+    public var contentType: String
+    public var documentType: String
+    public var selection: String
+    public var title: String?
+    public var metadata: [MetadataField]
+    public var problems: [DocumentProblem]
+    public var preview: Preview
+
+    public init(_ document: OpenedDocument) {
+        contentType = document.contentType.identifier
+        documentType = document.documentTypeName
+        selection = document.selection.description
+        title = document.metadata.title
+        metadata = document.metadata.fields
+        problems = document.metadata.problems
+        preview = document.preview()
+    }
+}
+
+/// Previews kept on disk in `$XDG_CACHE_HOME/docent/previews/`, one file per previewed
+/// file, like the freedesktop thumbnail cache: made on demand by `docent preview`, kept
+/// current by `docent watch` (regenerated when the file changes, moved with it, removed
+/// with it), and trusted only while the file's `lstat` signature is the one recorded.
+///
+/// An entry is two lines: a header (format version, the path's bytes, the signature, the
+/// read limit) and the preview. Entries are replaced atomically (a temporary file renamed
+/// over the old one), so a reader never sees half of one.
+public struct PreviewCache: Sendable {
+    /// Bumped when the entry format changes; older entries are ignored and rewritten.
+    static let version = 1
+    /// Entries bigger than this are not kept: reading them back would cost as much as opening the file.
+    static let largestEntry = 4 << 20
+
+    public let directory: FilePath
+
+    public init(directory: FilePath = PreviewCache.defaultDirectory()) {
+        self.directory = directory
+    }
+
+    /// `$XDG_CACHE_HOME/docent/previews`, else `~/.cache/docent/previews`.
+    public static func defaultDirectory(environment: [String: String] = ProcessInfo.processInfo.environment) -> FilePath {
+        FilePath(cacheHome(environment: environment)).appending("docent").appending("previews")
+    }
+
+    /// `$XDG_CACHE_HOME`, else `~/.cache`.
+    public static func cacheHome(environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
+        environment["XDG_CACHE_HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? (environment["HOME"] ?? NSHomeDirectory()) + "/.cache"
+    }
+
+    struct Header: Codable, Equatable {
+        var version: Int
+        /// The previewed file's path bytes, base64 (a path need not be UTF-8).
+        var path: String
+        var signature: FileSignature
+        var readLimit: Int
+
+        var filePath: FilePath? { Data(base64Encoded: path).map { FilePath(bytes: [UInt8]($0)) } }
+    }
+
+    /// Where the entry for `path` lives.
+    public func entryPath(for path: FilePath) -> FilePath {
+        directory.appending(Self.key(path.bytes) + ".json")
+    }
+
+    /// The cached preview of `path`, if there is one and the file's signature is still `status`'s.
+    public func lookup(_ path: FilePath, status: FileStatus, readLimit: Int) -> CachedPreview? {
+        guard let (header, body) = read(entryPath(for: path)), header.filePath == path,
+              header.signature == status.signature, header.readLimit == readLimit
+        else { return nil }
+        return try? JSONDecoder().decode(CachedPreview.self, from: body)
+    }
+
+    /// Whether `path` has an entry (current or not).
+    public func contains(_ path: FilePath) -> Bool {
+        readHeader(entryPath(for: path))?.filePath == path
+    }
+
+    /// Keeps `preview` as `path`'s, made from the file as `status` describes it. Failures
+    /// (a full disk, an unwritable cache) only cost the next preview its speed.
+    @discardableResult
+    public func store(_ preview: CachedPreview, for path: FilePath, status: FileStatus, readLimit: Int) -> Bool {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        let header = Header(version: Self.version, path: Data(path.bytes).base64EncodedString(), signature: status.signature,
+                            readLimit: readLimit)
+        guard let head = try? encoder.encode(header), let body = try? encoder.encode(preview),
+              head.count + body.count < Self.largestEntry
+        else { return false }
+        let entry = entryPath(for: path)
+        guard (try? FileManager.default.createDirectory(atPath: directory.string, withIntermediateDirectories: true)) != nil
+        else { return false }
+        let temporary = entry.string + ".\(getpid()).\(Self.temporaryCounter.next()).tmp"
+        guard FileManager.default.createFile(atPath: temporary, contents: head + Data([0x0A]) + body) else { return false }
+        guard rename(temporary, entry.string) == 0 else {
+            unlink(temporary)
+            return false
+        }
+        return true
+    }
+
+    /// Forgets `path`'s entry.
+    public func remove(_ path: FilePath) {
+        let entry = entryPath(for: path)
+        if readHeader(entry)?.filePath == path { unlink(entry.string) }
+    }
+
+    /// Every entry's file path and where the entry lives (headers only are read).
+    func entries() -> [(path: FilePath, entry: FilePath)] {
+        guard let names = try? FileManager.default.contentsOfDirectory(atPath: directory.string) else { return [] }
+        return names.filter { $0.hasSuffix(".json") }.compactMap { name in
+            let entry = directory.appending(name)
+            return readHeader(entry)?.filePath.map { ($0, entry) }
+        }
+    }
+
+    /// The header line and the rest of an entry.
+    func read(_ entry: FilePath) -> (Header, Data)? {
+        guard let data = FileManager.default.contents(atPath: entry.string),
+              let newline = data.firstIndex(of: 0x0A),
+              let header = try? JSONDecoder().decode(Header.self, from: data[..<newline]), header.version == Self.version
+        else { return nil }
+        return (header, data[(newline + 1)...])
+    }
+
+    /// The header line alone.
+    func readHeader(_ entry: FilePath) -> Header? {
+        guard let handle = FileHandle(forReadingAtPath: entry.string) else { return nil }
+        defer { try? handle.close() }
+        var line = Data()
+        while line.count < 64 << 10, let chunk = try? handle.read(upToCount: 4096), !chunk.isEmpty {
+            if let newline = chunk.firstIndex(of: 0x0A) {
+                line += chunk[..<newline]
+                guard let header = try? JSONDecoder().decode(Header.self, from: line), header.version == Self.version else { return nil }
+                return header
+            }
+            line += chunk
+        }
+        return nil
+    }
+
+    /// 128 bits of FNV-1a over the path (two seeds), as hex: names are fixed-length and the
+    /// header's path settles the rare collision.
+    static func key(_ bytes: [UInt8]) -> String {
+        func fnv(_ seed: UInt64) -> UInt64 {
+            var hash = seed
+            for byte in bytes {
+                hash ^= UInt64(byte)
+                hash &*= 0x100_0000_01b3
+            }
+            return hash
+        }
+        let high = String(fnv(0xcbf2_9ce4_8422_2325), radix: 16), low = String(fnv(0x8422_2325_cbf2_9ce4), radix: 16)
+        return String(repeating: "0", count: 16 - high.count) + high + String(repeating: "0", count: 16 - low.count) + low
+    }
+
+    private static let temporaryCounter = Counter()
+}
+
+/// A process-wide counter for unique temporary names.
+private final class Counter: Sendable {
+    private let value = Mutex(0)
+    func next() -> Int { value.withLock { $0 += 1; return $0 } }
+}

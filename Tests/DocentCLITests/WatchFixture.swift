@@ -1,0 +1,106 @@
+import Foundation
+import Testing
+import TestSupport
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A root in a temporary directory, an index and a cache beside it, and a `docent watch`
+/// process to start, query and stop. Conditions are awaited with a deadline, never slept on.
+class WatchFixture {
+    let dir: TemporaryDirectory
+    var root: String { dir.path + "/root" }
+    var env: [String: String] { ["XDG_DATA_HOME": dir.path + "/data", "XDG_CACHE_HOME": dir.path + "/cache"] }
+    var watcher: Process?
+    var logPath: String { dir.path + "/watch.log" }
+
+    init() throws {
+        dir = try TemporaryDirectory()
+        try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
+    }
+
+    deinit {
+        if let watcher { kill(watcher.processIdentifier, SIGKILL) }
+    }
+
+    func start(_ extraEnvironment: [String: String] = [:], arguments: [String]? = nil) throws {
+        let process = Process()
+        process.executableURL = Docent.binary
+        process.arguments = arguments ?? ["watch", root, "--verbose"]
+        process.environment = ProcessInfo.processInfo.environment.merging(env) { $1 }.merging(extraEnvironment) { $1 }
+            .merging(["DOCENT_CONFIG_DIR": "/nonexistent/docent-test-config"]) { $1 }
+        if !FileManager.default.fileExists(atPath: logPath) { _ = FileManager.default.createFile(atPath: logPath, contents: nil) }
+        let log = try FileHandle(forWritingTo: URL(fileURLWithPath: logPath))
+        try log.seekToEnd()
+        process.standardOutput = log
+        process.standardError = log
+        try process.run()
+        watcher = process
+    }
+
+    func status() throws -> [String: Any] {
+        try Docent.run(["status", "--json"], environment: env).jsonLines.first ?? [:]
+    }
+
+    /// Every path in the index under the root.
+    func indexed() throws -> Set<String> {
+        let r = try Docent.run(["search", "in:" + root, "--files", "--limit", "1000000"], environment: env)
+        return Set(r.stdout.split(separator: "\n").map(String.init))
+    }
+
+    /// Every non-directory under the root, leaving out the default exclusions the test uses.
+    func onDisk() -> Set<String> {
+        var out: Set<String> = []
+        let walker = FileManager.default.enumerator(atPath: root)
+        while let relative = walker?.nextObject() as? String {
+            if relative.split(separator: "/").contains(".git") { continue }
+            var isDirectory: ObjCBool = false
+            if FileManager.default.fileExists(atPath: root + "/" + relative, isDirectory: &isDirectory), !isDirectory.boolValue {
+                out.insert(root + "/" + relative)
+            }
+        }
+        return out
+    }
+
+    /// Waits until `condition` holds, up to `seconds`; false if it never did.
+    func eventually(_ seconds: Double = 20, _ condition: () throws -> Bool) rethrows -> Bool {
+        let deadline = Date().addingTimeInterval(seconds)
+        while Date() < deadline {
+            if try condition() { return true }
+            usleep(20_000)
+        }
+        return try condition()
+    }
+
+    /// The watcher has settled and the index holds exactly the files on disk.
+    func settledAndEqual(_ seconds: Double = 30) throws -> Bool {
+        let settled = try eventually(seconds) {
+            try status()["state"] as? String == "watching" && indexed() == onDisk()
+        }
+        if !settled {  // say what differs, for whoever reads the failure
+            let (index, disk) = (try indexed(), onDisk())
+            print("not settled: state \(try status()["state"] ?? "?"), pending \(try status()["pending"] ?? "?"); "
+                  + "only indexed \(index.subtracting(disk).sorted().prefix(5)), only on disk \(disk.subtracting(index).sorted().prefix(5))\n\(log)")
+        }
+        return settled
+    }
+
+    func write(_ relative: String, _ text: String) throws {
+        _ = try dir.write("root/" + relative, text)
+    }
+
+    func search(_ word: String) throws -> [String] {
+        let r = try Docent.run(["search", word, "--files", "--limit", "1000"], environment: env)
+        return r.stdout.split(separator: "\n").map { String($0.dropFirst(root.count + 1)) }.sorted()
+    }
+
+    var log: String { (try? String(contentsOfFile: logPath, encoding: .utf8)) ?? "" }
+
+    func stop() throws -> Int32 {
+        guard let watcher else { return -1 }
+        kill(watcher.processIdentifier, SIGTERM)
+        watcher.waitUntilExit()
+        self.watcher = nil
+        return watcher.terminationStatus
+    }
+}
