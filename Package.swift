@@ -91,7 +91,7 @@ let package = Package(
         .executableTarget(
             name: "DocentBench",
             dependencies: [
-                "ContentTypes", "Classifier", "Watcher",
+                "ContentTypes", "Classifier", "Watcher", "Engine", "Index",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "SystemPackage", package: "swift-system"),
             ]
