@@ -83,10 +83,9 @@ extension SearchCommand {
     /// When no `docent watch` keeps the index current, one runs in this process for the
     /// remembered roots; nil when a watcher already runs (or there are no roots).
     private func watchHere(_ index: FileIndex) throws -> BackgroundWatch? {
-        guard try WatchLock.tryAcquire(index) else { return nil }
         let settings = try Settings.loadForCommand()
         let roots = try Roots.remembered(in: index, settings: settings, keepMissing: true)
-        guard !roots.isEmpty else { return nil }
+        guard !roots.isEmpty, try WatchLock.tryAcquire(index) else { return nil }
         Logs.bootstrap(level: .warning)
         let service: WatchService
         do {
