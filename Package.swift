@@ -38,6 +38,16 @@ let package = Package(
             pkgConfig: "zlib",
             providers: [.apt(["zlib1g-dev"])]
         ),
+        .systemLibrary(
+            name: "CPoppler",
+            pkgConfig: "poppler-glib",
+            providers: [.apt(["libpoppler-glib-dev"])]
+        ),
+        .systemLibrary(
+            name: "CArchive",
+            pkgConfig: "libarchive",
+            providers: [.apt(["libarchive-dev"])]
+        ),
         .target(
             name: "FileAccess",
             dependencies: [.product(name: "SystemPackage", package: "swift-system")]
@@ -61,7 +71,8 @@ let package = Package(
         .target(name: "Rendering", dependencies: ["DocumentModel"]),
         .target(
             name: "Documents",
-            dependencies: ["DocumentModel", "ContentTypes", "CCmarkGFM", "CLibXML2", "CZlib"]
+            dependencies: ["DocumentModel", "ContentTypes", "CCmarkGFM", "CLibXML2", "CZlib", "CPoppler", "CArchive", "FileAccess",
+                           .product(name: "SystemPackage", package: "swift-system")]
         ),
         .target(
             name: "Index",

@@ -20,6 +20,10 @@ public struct DocumentGroup: Sendable {
     public let writableContentTypes: [UTType]
     /// Whether the type is a `ReferenceFileDocument`.
     public let isReferenceType: Bool
+    /// Whether its documents are opened in a helper process, under the time and memory
+    /// budgets, rather than in the indexer's own: for readers built on C parsers of untrusted
+    /// formats (PDF, archives, mail), which can crash or hang on a hostile file.
+    public private(set) var runsIsolated = false
 
     typealias Opener = @Sendable (FileDocumentReadConfiguration, DocumentSelection) throws -> OpenedDocument
     let open: Opener
@@ -77,6 +81,13 @@ public struct DocumentGroup: Sendable {
                     return try document.fileWrapper(snapshot: snapshot, configuration: write)
                 })
         }
+    }
+
+    /// The same group, its documents opened in a helper process (see `runsIsolated`).
+    public func isolated() -> DocumentGroup {
+        var group = self
+        group.runsIsolated = true
+        return group
     }
 
     /// SwiftUI's editing group, accepted so existing code compiles: Docent opens these

@@ -76,7 +76,8 @@ public enum BuiltInDocuments {
     public static var groups: [DocumentGroup] {
         [
             MarkdownDocument.group, JSONDocument.group, CSVDocument.group, HTMLDocument.group, XMLDocument.group,
-            ImageDocument.group, SourceCodeDocument.group, PlainTextDocument.group, GzipDocument.group,
+            ImageDocument.group, PDFDocument.group, SourceCodeDocument.group, PlainTextDocument.group, GzipDocument.group,
+            ArchiveDocument.group,
             GenericDocument.group,
         ]
     }

@@ -32,19 +32,33 @@ extension Indexer {
             row.errorKind = "unreadable"
             row.errorMessage = "\(error)"
         }
-        do {
-            let document = try documents.openSynchronously(prepared.configuration)
-            row.documentType = document.documentTypeName
-            row.title = document.metadata.title
-            row.metadata = Self.json(document.metadata.fields)
-            if let text = try document.plainTextSynchronously() { row.text = Self.bounded(text, to: textLimit) }
-            if row.errorKind == nil, let problem = document.metadata.problems.first(where: { $0.severity == .error }) {
+        let extraction: Result<Extraction?, ExtractionFailure>
+        if prepared.selection?.group.runsIsolated == true {
+            extraction = helpers.extract(path, preview: false, text: true)
+        } else {
+            do {
+                let document = try documents.openSynchronously(prepared.configuration)
+                extraction = .success(try Extraction(document, preview: false, text: true, textBytes: textLimit))
+            } catch {
+                extraction = .failure(.unopenable("\(error)"))
+            }
+        }
+        switch extraction {
+        case .success(nil):
+            return nil  // gone while being read
+        case .success(let extraction?):
+            row.documentType = extraction.documentType
+            row.title = extraction.title
+            row.metadata = Self.json(extraction.metadata)
+            row.text = extraction.text ?? ""
+            if row.errorKind == nil, let problem = extraction.problems.first(where: { $0.severity == .error }) {
                 row.errorKind = problem.kind
                 row.errorMessage = problem.message
             }
-        } catch {
-            row.errorKind = row.errorKind ?? "unopenable"
-            row.errorMessage = row.errorMessage ?? "\(error)"
+        case .failure(let failure):
+            row.documentType = prepared.selection?.group.documentTypeName
+            row.errorKind = row.errorKind ?? failure.kind
+            row.errorMessage = row.errorMessage ?? failure.description
         }
         return row
     }
@@ -57,13 +71,6 @@ extension Indexer {
         return String(decoding: data, as: UTF8.self)
     }
 
-    /// `text` cut to at most `limit` UTF-8 bytes, on a character boundary.
-    static func bounded(_ text: String, to limit: Int) -> String {
-        guard text.utf8.count > limit else { return text }
-        var end = text.utf8.index(text.utf8.startIndex, offsetBy: limit)
-        while !text.indices.contains(end), end > text.startIndex { end = text.utf8.index(before: end) }
-        return String(text[..<end])
-    }
 }
 
 extension IndexedFile {

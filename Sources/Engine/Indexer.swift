@@ -54,6 +54,8 @@ public final class Indexer: Sendable {
     public let readLimit: Int
     /// The most text stored for one file.
     public let textLimit: Int
+    /// Helper processes for documents that run isolated.
+    let helpers: HelperPool
 
     public init(index: FileIndex, documents: DocumentRegistry = BuiltInDocuments.registry, types: UTTypeRegistry = .shared,
                 settings: Settings = .defaults(), workers: Int = ProcessInfo.processInfo.activeProcessorCount) {
@@ -64,6 +66,7 @@ public final class Indexer: Sendable {
         self.workers = max(1, workers)
         self.readLimit = settings.readBytes
         self.textLimit = settings.textBytes
+        self.helpers = HelperPool(budget: settings.budget)
     }
 
     /// Indexes the files under `roots` (remembered as roots unless `remember` is false:

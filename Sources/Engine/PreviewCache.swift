@@ -18,6 +18,12 @@ public struct CachedPreview: Codable, Sendable, Equatable {
     public var problems: [DocumentProblem]
     public var preview: Preview
 
+    public init(contentType: String, documentType: String, selection: String, title: String?, metadata: [MetadataField],
+                problems: [DocumentProblem], preview: Preview) {
+        (self.contentType, self.documentType, self.selection, self.title) = (contentType, documentType, selection, title)
+        (self.metadata, self.problems, self.preview) = (metadata, problems, preview)
+    }
+
     public init(_ document: OpenedDocument) {
         contentType = document.contentType.identifier
         documentType = document.documentTypeName

@@ -13,6 +13,18 @@ public struct Settings: Sendable, Equatable {
     public var readBytes = 16 << 20
     /// The most text stored in the index for one file.
     public var textBytes = 1 << 20
+    /// The most bytes of one file a document type that runs in the helper process reads
+    /// (PDFs and archives are often larger than text).
+    public var documentReadBytes = 256 << 20
+    /// The longest one document may take in the helper process before it is stopped.
+    public var documentSeconds = 30.0
+    /// The helper process's address space: a document that needs more is stopped.
+    public var documentMemoryBytes = 2 << 30
+
+    /// The budgets documents opened in the helper run under.
+    public var budget: DocumentBudget {
+        DocumentBudget(readBytes: documentReadBytes, textBytes: textBytes, seconds: documentSeconds, memoryBytes: documentMemoryBytes)
+    }
 
     public init() {}
 
@@ -72,13 +84,16 @@ public struct Settings: Sendable, Equatable {
         if let value = map["limits"] {
             guard let limits = value as? [String: Any] else { throw SettingsError(file: file, message: "`limits` must be a mapping") }
             for (key, value) in limits {
-                guard let number = value as? Int, number > 0 else {
-                    throw SettingsError(file: file, message: "`limits.\(key)` must be a positive whole number of bytes")
-                }
+                let number = (value as? Int).map(Double.init) ?? (value as? Double) ?? -1
+                guard number > 0 else { throw SettingsError(file: file, message: "`limits.\(key)` must be a positive number") }
                 switch key {
-                case "readBytes": readBytes = number
-                case "textBytes": textBytes = number
-                default: throw SettingsError(file: file, message: "unknown limit `\(key)` (known: readBytes, textBytes)")
+                case "readBytes": readBytes = Int(number)
+                case "textBytes": textBytes = Int(number)
+                case "documentReadBytes": documentReadBytes = Int(number)
+                case "documentSeconds": documentSeconds = number
+                case "documentMemoryBytes": documentMemoryBytes = Int(number)
+                default:
+                    throw SettingsError(file: file, message: "unknown limit `\(key)` (known: readBytes, textBytes, documentReadBytes, documentSeconds, documentMemoryBytes)")
                 }
             }
         }

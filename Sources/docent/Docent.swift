@@ -1,5 +1,6 @@
 import ArgumentParser
 import ContentTypes
+import Engine
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -22,6 +23,10 @@ struct Docent: AsyncParsableCommand {
 @main
 enum Main {
     static func main() async {
+        // The helper process that opens risky documents for the indexer (not a user command).
+        if CommandLine.arguments.count == 4, CommandLine.arguments[1] == "_extract", let memory = Int(CommandLine.arguments[3]) {
+            ExtractionServer.serve(memoryBytes: memory)
+        }
         do {
             var command = try Docent.parseAsRoot()
             if var command = command as? any AsyncParsableCommand {

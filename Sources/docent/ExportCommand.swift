@@ -1,6 +1,7 @@
 import ArgumentParser
 import ContentTypes
 import DocumentModel
+import Engine
 import Foundation
 
 /// `docent export FILE --as TYPE`: one of the document's renditions on standard output.
@@ -30,14 +31,26 @@ struct ExportCommand: AsyncParsableCommand {
         guard let requested = Self.resolve(type, in: registry) else {
             throw ValidationError("'\(type)' is not a known content type, MIME type or filename extension.")
         }
-        let opened = try await Opening.open(file, readLimit: maxBytes)
+        let plainText = UTType("public.plain-text", registry: registry)!
+        let opened = try await Opening.open(file, readLimit: maxBytes, preview: false, text: plainText.conforms(to: requested))
+        let document: OpenedDocument
+        switch opened.opened {
+        case .document(let opened):
+            document = opened
+        case .extraction(let extraction):
+            // Documents read in the helper process give their plain text (what the index stores).
+            guard plainText.conforms(to: requested), let text = extraction.text else {
+                throw CommandFailure("\(file): \(extraction.documentType) cannot be exported as \(requested.identifier); it can be exported as: public.plain-text")
+            }
+            return Output.write(text)
+        }
         let wrapper: FileWrapper
         do {
-            wrapper = try await opened.document.export(as: requested)
+            wrapper = try await document.export(as: requested)
         } catch let error as DocumentExportError {
-            let writable = opened.document.writableContentTypes.map(\.identifier)
+            let writable = document.writableContentTypes.map(\.identifier)
             throw CommandFailure(writable.isEmpty
-                ? "\(file): \(opened.document.documentTypeName) has no renditions to export."
+                ? "\(file): \(document.documentTypeName) has no renditions to export."
                 : "\(file): \(error)")
         } catch {
             throw CommandFailure("\(file): the rendition could not be made: \(error)")

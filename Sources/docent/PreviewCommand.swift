@@ -77,8 +77,12 @@ struct PreviewCommand: AsyncParsableCommand {
            let cached = cache.lookup(path, status: status, readLimit: maxBytes) {
             return cached
         }
-        let opened = try await Opening.open(file, readLimit: maxBytes)
-        let preview = CachedPreview(opened.document)
+        let opened = try await Opening.open(file, readLimit: maxBytes, preview: true, text: false)
+        let preview: CachedPreview
+        switch opened.opened {
+        case .document(let document): preview = CachedPreview(document)
+        case .extraction(let extraction): preview = CachedPreview(extraction)!  // asked with its preview
+        }
         if let cache, let status = opened.prepared.classification.status, status.kind == .regular {
             cache.store(preview, for: path, status: status, readLimit: maxBytes)
         }
@@ -147,13 +151,21 @@ struct RemovedOutput: Encodable {
 
 /// Opening one file for the preview and export commands.
 enum Opening {
-    struct Result {
-        let prepared: PreparedFile
-        let document: OpenedDocument
+    /// A file opened for the preview and export commands: in this process, or — for document
+    /// types that run isolated — by the helper process, which hands back an extraction.
+    enum Opened {
+        case document(OpenedDocument)
+        case extraction(Extraction)
     }
 
-    /// Classifies and opens `file`; a path that cannot be examined is a usage error (exit 2).
-    static func open(_ file: String, readLimit: Int) async throws -> Result {
+    struct Result {
+        let prepared: PreparedFile
+        let opened: Opened
+    }
+
+    /// Classifies and opens `file` (asking an isolated reader for its preview and/or text);
+    /// a path that cannot be examined is a usage error (exit 2).
+    static func open(_ file: String, readLimit: Int, preview: Bool, text: Bool) async throws -> Result {
         let registry = UTTypeRegistry.shared
         reportDiagnostics(registry)
         let loader: DocumentLoader
@@ -164,8 +176,21 @@ enum Opening {
         } catch {
             throw CommandFailure("\(file): \(error.message)")
         }
+        if let selection = prepared.selection, selection.group.runsIsolated {
+            var budget = try Settings.loadForCommand().budget
+            if readLimit != FileWrapper.defaultReadLimit { budget.readBytes = readLimit }  // --max-bytes given
+            budget.textBytes = .max  // an export is the whole text, not what the index keeps
+            switch HelperPool(budget: budget).extract(Paths.absolute(file), preview: preview, text: text) {
+            case .success(let extraction?):
+                return Result(prepared: prepared, opened: .extraction(extraction))
+            case .success(nil):
+                throw CommandFailure("\(file): it went away while being read")
+            case .failure(let failure):
+                throw CommandFailure("\(file): \(selection.group.documentTypeName): \(failure)")
+            }
+        }
         do {
-            return Result(prepared: prepared, document: try await prepared.open(in: loader.documents))
+            return Result(prepared: prepared, opened: .document(try await prepared.open(in: loader.documents)))
         } catch {
             throw CommandFailure("\(file): \(error)")
         }

@@ -1,0 +1,60 @@
+import DocumentModel
+import Foundation
+
+/// The budgets one document runs under.
+public struct DocumentBudget: Sendable, Hashable, Codable {
+    /// The most bytes of the file its document type reads.
+    public var readBytes: Int
+    /// The most text kept from its plain-text rendition.
+    public var textBytes: Int
+    /// The longest it may take (enforced on documents opened in the helper process).
+    public var seconds: Double
+    /// The helper process's address space.
+    public var memoryBytes: Int
+
+    public init(readBytes: Int, textBytes: Int, seconds: Double, memoryBytes: Int) {
+        (self.readBytes, self.textBytes, self.seconds, self.memoryBytes) = (readBytes, textBytes, seconds, memoryBytes)
+    }
+}
+
+/// What opening a document yields, in a form that crosses a process boundary: its metadata,
+/// its problems, its preview and its plain text (each only when asked for).
+public struct Extraction: Codable, Sendable, Equatable {
+    public var contentType: String
+    public var documentType: String
+    public var selection: String
+    public var title: String?
+    public var metadata: [MetadataField]
+    public var problems: [DocumentProblem]
+    public var preview: Preview?
+    public var text: String?
+
+    /// What `document` yields; the preview and the text only when asked for (they cost the most).
+    public init(_ document: OpenedDocument, preview: Bool, text: Bool, textBytes: Int) throws {
+        contentType = document.contentType.identifier
+        documentType = document.documentTypeName
+        selection = document.selection.description
+        title = document.metadata.title
+        metadata = document.metadata.fields
+        problems = document.metadata.problems
+        self.preview = preview ? document.preview() : nil
+        self.text = text ? try document.plainTextSynchronously().map { Self.bounded($0, to: textBytes) } : nil
+    }
+
+    /// `text` cut to at most `limit` UTF-8 bytes, on a character boundary.
+    public static func bounded(_ text: String, to limit: Int) -> String {
+        guard text.utf8.count > limit else { return text }
+        var end = text.utf8.index(text.utf8.startIndex, offsetBy: limit)
+        while !text.indices.contains(end), end > text.startIndex { end = text.utf8.index(before: end) }
+        return String(text[..<end])
+    }
+}
+
+extension CachedPreview {
+    /// The cached form of an extraction made with its preview.
+    public init?(_ extraction: Extraction) {
+        guard let preview = extraction.preview else { return nil }
+        self.init(contentType: extraction.contentType, documentType: extraction.documentType, selection: extraction.selection,
+                  title: extraction.title, metadata: extraction.metadata, problems: extraction.problems, preview: preview)
+    }
+}

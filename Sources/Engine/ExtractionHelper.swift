@@ -1,0 +1,161 @@
+import FileAccess
+import Foundation
+import SystemPackage
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Why the helper process gave no extraction.
+public enum ExtractionFailure: Error, Sendable, Equatable, CustomStringConvertible {
+    /// The document took longer than its time budget; the helper was killed.
+    case timedOut(seconds: Double)
+    /// The helper died while reading the document (a crash, or the memory budget).
+    case crashed(signal: Int32?, memoryBytes: Int)
+    /// No document type could open the file.
+    case unopenable(String)
+    /// There is no helper to run.
+    case unavailable(String)
+
+    /// The error kind stored on the file's row.
+    public var kind: String {
+        switch self {
+        case .timedOut: "time-budget"
+        case .crashed: "crashed"
+        case .unopenable: "unopenable"
+        case .unavailable: "unavailable"
+        }
+    }
+
+    public var description: String {
+        switch self {
+        case .timedOut(let seconds):
+            "stopped after \(String(format: "%g", seconds)) s (limits.documentSeconds); not tried again until the file changes"
+        case .crashed(let signal, let memory):
+            "the reader crashed\(signal.map { " (signal \($0))" } ?? ""), or needed more than its memory budget of "
+                + "\(memory >> 20) MiB (limits.documentMemoryBytes); not tried again until the file changes"
+        case .unopenable(let message): message
+        case .unavailable(let message): message
+        }
+    }
+}
+
+/// One helper process (`docent _extract`), started on first use and again after it dies,
+/// connected by a socket pair. Used by one thread at a time.
+final class ExtractionHelper {
+    let budget: DocumentBudget
+    private var process: Process?
+    private var socket: Int32 = -1
+
+    init(budget: DocumentBudget) {
+        self.budget = budget
+    }
+
+    deinit { shutDown(kill: false) }
+
+    /// Opens `path` in the helper: its extraction, nil when the file is gone, or the failure.
+    func extract(_ path: FilePath, preview: Bool, text: Bool) -> Result<Extraction?, ExtractionFailure> {
+        if process == nil, let failure = start() { return .failure(failure) }
+        let request = ExtractionRequest(path: Data(path.bytes).base64EncodedString(), readBytes: budget.readBytes,
+                                        textBytes: budget.textBytes, preview: preview, text: text)
+        guard let data = try? JSONEncoder().encode(request), Frame.write(data, to: socket) else {
+            return .failure(died())
+        }
+        let deadline = ContinuousClock.now + .milliseconds(Int64(budget.seconds * 1000))
+        guard let answer = Frame.read(from: socket, deadline: deadline) else {
+            if ContinuousClock.now >= deadline {
+                shutDown(kill: true)
+                return .failure(.timedOut(seconds: budget.seconds))
+            }
+            return .failure(died())
+        }
+        guard let reply = try? JSONDecoder().decode(ExtractionReply.self, from: answer) else {
+            shutDown(kill: true)
+            return .failure(.unavailable("the helper's answer could not be read"))
+        }
+        if reply.gone { return .success(nil) }
+        if let extraction = reply.extraction { return .success(extraction) }
+        return .failure(.unopenable(reply.error ?? "no document type could read it"))
+    }
+
+    /// Starts the helper; the failure when it cannot be.
+    private func start() -> ExtractionFailure? {
+        guard let executable = Self.executable else {
+            return .unavailable("the helper process (the docent executable) was not found; set DOCENT_HELPER")
+        }
+        var ends: [Int32] = [-1, -1]
+        guard socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &ends) == 0 else {
+            return .unavailable("socketpair: \(Errno(rawValue: errno))")
+        }
+        let child = FileHandle(fileDescriptor: ends[1], closeOnDealloc: true)
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = ["_extract", "--memory", String(budget.memoryBytes)]
+        process.standardInput = child
+        process.standardOutput = child
+        process.standardError = FileHandle.nullDevice
+        do {
+            try process.run()
+        } catch {
+            close(ends[0])
+            return .unavailable("the helper could not be started: \(error)")
+        }
+        try? child.close()
+        self.process = process
+        socket = ends[0]
+        return nil
+    }
+
+    /// The helper is gone: why, from how it ended.
+    private func died() -> ExtractionFailure {
+        let process = self.process
+        shutDown(kill: true)
+        var signal: Int32?
+        if let process, process.terminationReason == .uncaughtSignal { signal = process.terminationStatus }
+        return .crashed(signal: signal, memoryBytes: budget.memoryBytes)
+    }
+
+    private func shutDown(kill killing: Bool) {
+        if socket >= 0 { close(socket) }  // the helper reads the end of its input and exits
+        socket = -1
+        guard let process else { return }
+        if killing, process.isRunning { kill(process.processIdentifier, SIGKILL) }
+        if killing { process.waitUntilExit() }
+        self.process = nil
+    }
+
+    /// The `docent` executable: `$DOCENT_HELPER`, this process when it is `docent`, or the
+    /// `docent` beside this executable (a benchmark's, a test bundle's).
+    static let executable: String? = {
+        if let set = ProcessInfo.processInfo.environment["DOCENT_HELPER"], !set.isEmpty { return set }
+        let own = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
+        if (own as NSString).lastPathComponent == "docent" { return own }
+        let beside = ((own as NSString).deletingLastPathComponent as NSString).appendingPathComponent("docent")
+        return FileManager.default.isExecutableFile(atPath: beside) ? beside : nil
+    }()
+}
+
+/// Helpers kept between files, one per thread using one.
+public final class HelperPool: @unchecked Sendable {
+    // Unchecked: `idle` is only touched under `lock`; a helper is used by one thread at a time.
+    let budget: DocumentBudget
+    private let lock = NSLock()
+    private var idle: [ExtractionHelper] = []
+
+    public init(budget: DocumentBudget) {
+        self.budget = budget
+    }
+
+    /// Opens `path` in a helper process: its extraction (with the preview and the text when
+    /// asked), nil when the file is gone, or why there is none.
+    public func extract(_ path: FilePath, preview: Bool, text: Bool) -> Result<Extraction?, ExtractionFailure> {
+        lock.lock()
+        let helper = idle.popLast() ?? ExtractionHelper(budget: budget)
+        lock.unlock()
+        defer {
+            lock.lock()
+            idle.append(helper)
+            lock.unlock()
+        }
+        return helper.extract(path, preview: preview, text: text)
+    }
+}

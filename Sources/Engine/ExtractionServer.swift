@@ -1,0 +1,167 @@
+import ContentTypes
+import DocumentModel
+import Documents
+import FileAccess
+import Foundation
+import SystemPackage
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// What the indexer asks of the helper process: one file.
+struct ExtractionRequest: Codable {
+    /// The path's bytes, base64 (a path need not be UTF-8).
+    var path: String
+    var readBytes: Int
+    var textBytes: Int
+    var preview: Bool
+    var text: Bool
+}
+
+/// The helper's answer.
+struct ExtractionReply: Codable {
+    var extraction: Extraction?
+    /// The file could not be examined at all (it is gone).
+    var gone = false
+    /// No document type could open it.
+    var error: String?
+}
+
+/// The helper process's side: documents whose readers run on C parsers of untrusted formats
+/// are opened here, one at a time, so a crash or a hang costs this process (which the
+/// indexer restarts), never the indexer. The address space is limited with `RLIMIT_AS`; the
+/// indexer enforces the time budget by killing the process.
+public enum ExtractionServer {
+    /// Serves requests on standard input, replies on standard output, until standard input ends.
+    public static func serve(memoryBytes: Int, documents: DocumentRegistry = BuiltInDocuments.registry,
+                             types: UTTypeRegistry = .shared) -> Never {
+        var limit = rlimit(rlim_cur: rlim_t(memoryBytes), rlim_max: rlim_t(memoryBytes))
+        _ = setrlimit(Int32(RLIMIT_AS.rawValue), &limit)
+        var loaders: [Int: DocumentLoader] = [:]
+        let fault = Fault(ProcessInfo.processInfo.environment["DOCENT_HELPER_FAULT"])
+        while let frame = Frame.read(from: STDIN_FILENO, deadline: nil) {
+            var reply = ExtractionReply()
+            if let request = try? JSONDecoder().decode(ExtractionRequest.self, from: frame),
+               let bytes = Data(base64Encoded: request.path) {
+                let path = FilePath(bytes: [UInt8](bytes))
+                fault?.strike(path)
+                if loaders[request.readBytes] == nil {
+                    loaders[request.readBytes] = try? DocumentLoader(documents: documents, types: types, readLimit: request.readBytes)
+                }
+                if let loader = loaders[request.readBytes] {
+                    reply = extract(path, request, loader: loader, documents: documents)
+                } else {
+                    reply.error = "libmagic could not be loaded"
+                }
+            } else {
+                reply.error = "a request the helper could not read"
+            }
+            guard let data = try? JSONEncoder().encode(reply), Frame.write(data, to: STDOUT_FILENO) else { exit(1) }
+        }
+        exit(0)
+    }
+
+    static func extract(_ path: FilePath, _ request: ExtractionRequest, loader: DocumentLoader, documents: DocumentRegistry) -> ExtractionReply {
+        var reply = ExtractionReply()
+        guard let prepared = try? loader.prepare(path) else {
+            reply.gone = true
+            return reply
+        }
+        do {
+            let document = try documents.openSynchronously(prepared.configuration)
+            reply.extraction = try Extraction(document, preview: request.preview, text: request.text, textBytes: request.textBytes)
+        } catch {
+            reply.error = "\(error)"
+        }
+        return reply
+    }
+
+    /// Misbehaviour on demand, for tests of what cannot be caused at will in a well-kept
+    /// library: `DOCENT_HELPER_FAULT=crash:NAME`, `hang:NAME` or `allocate:NAME` makes the
+    /// helper abort, stop answering, or allocate until its memory budget stops it, on the
+    /// file named NAME.
+    struct Fault {
+        let kind: Substring, name: Substring
+
+        init?(_ setting: String?) {
+            guard let parts = setting?.split(separator: ":", maxSplits: 1), parts.count == 2 else { return nil }
+            (kind, name) = (parts[0], parts[1])
+        }
+
+        func strike(_ path: FilePath) {
+            guard path.lastComponent?.string == String(name) else { return }
+            switch kind {
+            case "crash": abort()
+            case "hang": while true { pause() }
+            case "allocate":
+                var blocks: [UnsafeMutableRawPointer] = []
+                while let block = malloc(64 << 20) {
+                    memset(block, 1, 64 << 20)
+                    blocks.append(block)
+                }
+                abort()  // malloc failed: the address space budget held
+            default: return
+            }
+        }
+    }
+}
+
+/// Length-prefixed messages between the indexer and its helper: a 4-byte little-endian
+/// length, then that many bytes of JSON.
+enum Frame {
+    static let largest = 256 << 20
+
+    /// Writes one message; false when the other end is gone.
+    static func write(_ payload: Data, to fd: Int32) -> Bool {
+        var length = UInt32(payload.count).littleEndian
+        let message = Data(bytes: &length, count: 4) + payload
+        return message.withUnsafeBytes { buffer in
+            var offset = 0
+            while offset < buffer.count {
+                let n = send(fd, buffer.baseAddress! + offset, buffer.count - offset, Int32(MSG_NOSIGNAL))
+                if n < 0 {
+                    if errno == EINTR { continue }
+                    // Not a socket (a pipe, when run by hand): plain write.
+                    if errno == ENOTSOCK {
+                        let w = Glibc.write(fd, buffer.baseAddress! + offset, buffer.count - offset)
+                        if w > 0 { offset += w; continue }
+                        if w < 0, errno == EINTR { continue }
+                    }
+                    return false
+                }
+                offset += n
+            }
+            return true
+        }
+    }
+
+    /// Reads one message, waiting until `deadline` at most; nil on end of input, an error,
+    /// or the deadline.
+    static func read(from fd: Int32, deadline: ContinuousClock.Instant?) -> Data? {
+        guard let header = readExactly(4, from: fd, deadline: deadline) else { return nil }
+        let length = Int(header.withUnsafeBytes { UInt32(littleEndian: $0.loadUnaligned(as: UInt32.self)) })
+        guard length <= largest else { return nil }
+        return readExactly(length, from: fd, deadline: deadline)
+    }
+
+    private static func readExactly(_ count: Int, from fd: Int32, deadline: ContinuousClock.Instant?) -> Data? {
+        var data = Data(count: count)
+        var offset = 0
+        while offset < count {
+            if let deadline {
+                var descriptor = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+                let left = deadline - ContinuousClock.now
+                guard left > .zero else { return nil }
+                let milliseconds = Int32(min(Double(Int32.max), left.seconds * 1000 + 1))
+                let ready = poll(&descriptor, 1, milliseconds)
+                if ready < 0, errno == EINTR { continue }
+                guard ready > 0 else { return nil }
+            }
+            let n = data.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress! + offset, count - offset) }
+            if n < 0, errno == EINTR { continue }
+            guard n > 0 else { return nil }
+            offset += n
+        }
+        return data
+    }
+}
