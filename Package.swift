@@ -48,6 +48,11 @@ let package = Package(
             pkgConfig: "libarchive",
             providers: [.apt(["libarchive-dev"])]
         ),
+        .systemLibrary(
+            name: "CSQLite",
+            pkgConfig: "sqlite3",
+            providers: [.apt(["libsqlite3-dev"])]
+        ),
         .target(
             name: "FileAccess",
             dependencies: [.product(name: "SystemPackage", package: "swift-system")]
@@ -71,7 +76,7 @@ let package = Package(
         .target(name: "Rendering", dependencies: ["DocumentModel"]),
         .target(
             name: "Documents",
-            dependencies: ["DocumentModel", "ContentTypes", "CCmarkGFM", "CLibXML2", "CZlib", "CPoppler", "CArchive", "FileAccess",
+            dependencies: ["DocumentModel", "ContentTypes", "CCmarkGFM", "CLibXML2", "CZlib", "CPoppler", "CArchive", "CSQLite", "FileAccess",
                            .product(name: "SystemPackage", package: "swift-system")]
         ),
         .target(

@@ -77,7 +77,7 @@ public enum BuiltInDocuments {
         [
             MarkdownDocument.group, JSONDocument.group, CSVDocument.group, HTMLDocument.group, XMLDocument.group,
             ImageDocument.group, PDFDocument.group, SourceCodeDocument.group, PlainTextDocument.group, GzipDocument.group,
-            ArchiveDocument.group,
+            OfficeDocument.group, ArchiveDocument.group, SQLiteDocument.group,
             GenericDocument.group,
         ]
     }

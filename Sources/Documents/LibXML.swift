@@ -59,7 +59,7 @@ final class XMLStream {
         if rc == 0 { return nil }
         if rc < 0 { throw DocumentReadError(LibXML.lastError() ?? "not well-formed XML") }
         let type = xmlTextReaderNodeType(reader)
-        let hasValue = type == 3 || type == 4  // text, CDATA
+        let hasValue = type == 3 || type == 4 || type == 14  // text, CDATA, significant whitespace (xml:space="preserve")
         return Node(
             type: type, depth: Int(xmlTextReaderDepth(reader)),
             localName: LibXML.string(xmlTextReaderConstLocalName(reader)) ?? "",

@@ -17,6 +17,8 @@ public struct PDFDocument: FileDocument, DocumentMetadataProviding {
     public let title: String?, author: String?, subject: String?, keywords: String?, creator: String?, producer: String?
     public let created: Date?, modified: Date?
     public let version: String?
+    /// Whether a password is needed (then only the version is known).
+    public let isEncrypted: Bool
     public let problems: [DocumentProblem]
 
     /// The most text taken from one PDF: pages after it are counted, not read.
@@ -55,6 +57,7 @@ public struct PDFDocument: FileDocument, DocumentMetadataProviding {
         (title, author, subject, keywords, creator, producer) = (read.title, read.author, read.subject, read.keywords, read.creator, read.producer)
         (created, modified) = (read.created, read.modified)
         self.version = version
+        isEncrypted = read.encrypted
         self.problems = problems + read.problems
     }
 
@@ -117,7 +120,8 @@ public struct PDFDocument: FileDocument, DocumentMetadataProviding {
 
     public var metadata: DocumentMetadata {
         var metadata = DocumentMetadata(title: title, problems: problems)
-        metadata.append("Pages", .integer(pageCount))
+        metadata.append("Pages", isEncrypted ? nil : .integer(pageCount))
+        metadata.append("Encrypted", isEncrypted ? .boolean(true) : nil)
         metadata.append("Author", author.map { .text($0) })
         metadata.append("Subject", subject.map { .text($0) })
         metadata.append("Keywords", keywords.map { .text($0) })
