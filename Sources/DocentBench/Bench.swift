@@ -6,6 +6,6 @@ struct Bench: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "docent-bench",
         abstract: "Benchmarks for Docent, each against baselines measured in the same run.",
-        subcommands: [ClassifyBench.self, LiveBench.self]
+        subcommands: [ClassifyBench.self, LiveBench.self, PDFBench.self]
     )
 }

@@ -77,19 +77,23 @@ public enum ExtractionServer {
     }
 
     /// Misbehaviour on demand, for tests of what cannot be caused at will in a well-kept
-    /// library: `DOCENT_HELPER_FAULT=crash:NAME`, `hang:NAME` or `allocate:NAME` makes the
-    /// helper abort, stop answering, or allocate until its memory budget stops it, on the
-    /// file named NAME.
+    /// library: `DOCENT_HELPER_FAULT=crash:NAME,hang:NAME,allocate:NAME` makes the helper
+    /// abort, stop answering, or allocate until its memory budget stops it, on the file NAME.
     struct Fault {
-        let kind: Substring, name: Substring
+        let faults: [String: Substring]
 
         init?(_ setting: String?) {
-            guard let parts = setting?.split(separator: ":", maxSplits: 1), parts.count == 2 else { return nil }
-            (kind, name) = (parts[0], parts[1])
+            var faults: [String: Substring] = [:]
+            for item in (setting ?? "").split(separator: ",") {
+                let parts = item.split(separator: ":", maxSplits: 1)
+                if parts.count == 2 { faults[String(parts[1])] = parts[0] }
+            }
+            guard !faults.isEmpty else { return nil }
+            self.faults = faults
         }
 
         func strike(_ path: FilePath) {
-            guard path.lastComponent?.string == String(name) else { return }
+            guard let name = path.lastComponent?.string, let kind = faults[name] else { return }
             switch kind {
             case "crash": abort()
             case "hang": while true { pause() }
