@@ -22,7 +22,7 @@ public final class FileIndex: Sendable {
         do {
             try FileManager.default.createDirectory(
                 atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
-            pool = try DatabasePool(path: path, configuration: configuration)
+            pool = try Self.openPool(path: path, configuration: configuration)
         } catch {
             throw IndexError.cannotOpen(path: path, message: "\(error)")
         }
@@ -42,6 +42,21 @@ public final class FileIndex: Sendable {
             throw error
         } catch {
             throw IndexError.cannotOpen(path: path, message: "\(error)")
+        }
+    }
+
+    /// Opens the pool. Switching a brand-new database to WAL needs an exclusive lock, and
+    /// SQLite reports a concurrent opener's lock at once (the busy timeout does not apply to
+    /// that switch): such an open is tried again, for up to about five seconds.
+    private static func openPool(path: String, configuration: Configuration) throws -> DatabasePool {
+        var attempt = 0
+        while true {
+            do {
+                return try DatabasePool(path: path, configuration: configuration)
+            } catch let error as DatabaseError where error.resultCode == .SQLITE_BUSY && attempt < 100 {
+                attempt += 1
+                usleep(useconds_t(20_000 + Int.random(in: 0..<30_000)))
+            }
         }
     }
 

@@ -145,9 +145,9 @@ final class RichFormatsTests {
         for name in ["crash.pdf", "hang.pdf", "greedy.pdf", "fine.pdf"] {
             try FileManager.default.copyItem(atPath: Self.shippedPDF, toPath: root + "/" + name)
         }
-        // 3,400 pages: poppler needs far longer than the 2 s budget below to read them all.
+        // 3,400 pages: poppler needs far longer than the 5 s budget below to read them all.
         try tool("/usr/bin/qpdf", ["--empty", "--pages"] + Array(repeating: Self.shippedPDF, count: 200) + ["--", root + "/pages.pdf"])
-        try "limits:\n  documentSeconds: 2\n  documentMemoryBytes: 1073741824\n".write(toFile: dir.path + "/config.yaml", atomically: true, encoding: .utf8)
+        try "limits:\n  documentSeconds: 5\n  documentMemoryBytes: 1073741824\n".write(toFile: dir.path + "/config.yaml", atomically: true, encoding: .utf8)
         let config = ["DOCENT_CONFIG_DIR": dir.path]
         let faults = ["DOCENT_HELPER_FAULT": "crash:crash.pdf,hang:hang.pdf,allocate:greedy.pdf"]
         let result = try Docent.run(["index", root, "--json"], environment: env.merging(config) { $1 }.merging(faults) { $1 })
