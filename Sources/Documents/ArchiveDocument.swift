@@ -48,9 +48,7 @@ public struct ArchiveDocument: FileDocument, DocumentMetadataProviding {
         guard let region = try configuration.file.mappedContents() else { throw DocumentReadError("the file is empty") }
         let registry = configuration.contentType.registry
         var read = try region.withUnsafeBytes { raw in try Self.read(raw, registry: registry) }
-        if configuration.file.isTruncated {
-            read.problems.insert(DocumentProblem(.error, kind: "truncated", "Only the first \(configuration.file.readLimit) bytes were read (limits.documentReadBytes)."), at: 0)
-        }
+        if let cut = DocumentProblem.cutAtReadLimit(configuration.file) { read.problems.insert(cut, at: 0) }
         (members, format, compression, problems, memberCount) = (read.members, read.format, read.compression, read.problems, read.count)
     }
 

@@ -50,9 +50,7 @@ public struct OfficeDocument: FileDocument, DocumentMetadataProviding {
         } else {
             try readODF(content: [UInt8](data), meta: [UInt8](data))  // flat XML: one file holds both
         }
-        if configuration.file.isTruncated {
-            problems.insert(DocumentProblem(.error, kind: "truncated", "Only the first \(configuration.file.readLimit) bytes were read (limits.documentReadBytes)."), at: 0)
-        }
+        if let cut = DocumentProblem.cutAtReadLimit(configuration.file) { problems.insert(cut, at: 0) }
     }
 
     // MARK: - Office Open XML

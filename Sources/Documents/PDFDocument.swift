@@ -29,9 +29,7 @@ public struct PDFDocument: FileDocument, DocumentMetadataProviding {
         let header = try configuration.file.prefix(16)
         let version = String(decoding: header, as: UTF8.self).firstMatch(of: /%PDF-([0-9.]+)/).map { String($0.1) }
         var problems: [DocumentProblem] = []
-        if configuration.file.isTruncated {
-            problems.append(DocumentProblem(.error, kind: "truncated", "Only the first \(configuration.file.readLimit) bytes were read (limits.documentReadBytes)."))
-        }
+        if let cut = DocumentProblem.cutAtReadLimit(configuration.file) { problems.append(cut) }
         let read = try region.withUnsafeBytes { raw throws -> Read in
             let bytes = g_bytes_new_static(raw.baseAddress, gsize(raw.count))
             defer { g_bytes_unref(bytes) }

@@ -1,4 +1,5 @@
 import CArchive
+import DocumentModel
 import Foundation
 
 /// Named members of a zip container (office documents, EPUB), read with libarchive within
@@ -53,5 +54,14 @@ struct ZipMembers {
 
     private static func error(_ archive: OpaquePointer) -> String {
         archive_error_string(archive).map { String(cString: $0) } ?? "unknown error"
+    }
+}
+
+extension DocumentProblem {
+    /// For readers in the helper process, whose formats need the whole file (a PDF's cross
+    /// references and a zip's directory are at its end): an error when only its head was read.
+    static func cutAtReadLimit(_ file: FileWrapper) -> DocumentProblem? {
+        guard file.isTruncated else { return nil }
+        return DocumentProblem(.error, kind: "truncated", "Only the first \(file.readLimit) bytes were read (limits.documentReadBytes).")
     }
 }

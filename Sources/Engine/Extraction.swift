@@ -49,12 +49,3 @@ public struct Extraction: Codable, Sendable, Equatable {
         return String(text[..<end])
     }
 }
-
-extension CachedPreview {
-    /// The cached form of an extraction made with its preview.
-    public init?(_ extraction: Extraction) {
-        guard let preview = extraction.preview else { return nil }
-        self.init(contentType: extraction.contentType, documentType: extraction.documentType, selection: extraction.selection,
-                  title: extraction.title, metadata: extraction.metadata, problems: extraction.problems, preview: preview)
-    }
-}

@@ -8,33 +8,6 @@ import SystemPackage
 import Glibc
 #endif
 
-/// A preview as the cache keeps it: what `docent preview` shows, without opening the file.
-public struct CachedPreview: Codable, Sendable, Equatable {
-    public var contentType: String
-    public var documentType: String
-    public var selection: String
-    public var title: String?
-    public var metadata: [MetadataField]
-    public var problems: [DocumentProblem]
-    public var preview: Preview
-
-    public init(contentType: String, documentType: String, selection: String, title: String?, metadata: [MetadataField],
-                problems: [DocumentProblem], preview: Preview) {
-        (self.contentType, self.documentType, self.selection, self.title) = (contentType, documentType, selection, title)
-        (self.metadata, self.problems, self.preview) = (metadata, problems, preview)
-    }
-
-    public init(_ document: OpenedDocument) {
-        contentType = document.contentType.identifier
-        documentType = document.documentTypeName
-        selection = document.selection.description
-        title = document.metadata.title
-        metadata = document.metadata.fields
-        problems = document.metadata.problems
-        preview = document.preview()
-    }
-}
-
 /// Previews kept on disk in `$XDG_CACHE_HOME/docent/previews/`, one file per previewed
 /// file, like the freedesktop thumbnail cache: made on demand by `docent preview`, kept
 /// current by `docent watch` (regenerated when the file changes, moved with it, removed
@@ -80,12 +53,13 @@ public struct PreviewCache: Sendable {
         directory.appending(Self.key(path.bytes) + ".json")
     }
 
-    /// The cached preview of `path`, if there is one and the file's signature is still `status`'s.
-    public func lookup(_ path: FilePath, status: FileStatus, readLimit: Int) -> CachedPreview? {
+    /// The cached preview of `path` (an extraction with its preview), if there is one and the
+    /// file's signature is still `status`'s.
+    public func lookup(_ path: FilePath, status: FileStatus, readLimit: Int) -> Extraction? {
         guard let (header, body) = read(entryPath(for: path)), header.filePath == path,
               header.signature == status.signature, header.readLimit == readLimit
         else { return nil }
-        return try? JSONDecoder().decode(CachedPreview.self, from: body)
+        return (try? JSONDecoder().decode(Extraction.self, from: body)).flatMap { $0.preview == nil ? nil : $0 }
     }
 
     /// Whether `path` has an entry (current or not).
@@ -93,10 +67,11 @@ public struct PreviewCache: Sendable {
         readHeader(entryPath(for: path))?.filePath == path
     }
 
-    /// Keeps `preview` as `path`'s, made from the file as `status` describes it. Failures
+    /// Keeps `preview` (an extraction made with its preview, without its text) as `path`'s,
+    /// made from the file as `status` describes it. Failures
     /// (a full disk, an unwritable cache) only cost the next preview its speed.
     @discardableResult
-    public func store(_ preview: CachedPreview, for path: FilePath, status: FileStatus, readLimit: Int) -> Bool {
+    public func store(_ preview: Extraction, for path: FilePath, status: FileStatus, readLimit: Int) -> Bool {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         let header = Header(version: Self.version, path: Data(path.bytes).base64EncodedString(), signature: status.signature,

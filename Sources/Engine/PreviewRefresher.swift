@@ -98,7 +98,7 @@ public final class PreviewRefresher {
         }
         let (old, new) = (header.signature, status.signature)
         if (old.device, old.inode, old.size, old.modified) == (new.device, new.inode, new.size, new.modified),
-           let preview = try? JSONDecoder().decode(CachedPreview.self, from: body),
+           let preview = try? JSONDecoder().decode(Extraction.self, from: body),
            cache.store(preview, for: path, status: status, readLimit: header.readLimit) {
             summary.moved += 1
         } else if regenerate(path, readLimit: header.readLimit) {
@@ -111,9 +111,10 @@ public final class PreviewRefresher {
     public func regenerate(_ path: FilePath, readLimit: Int) -> Bool {
         guard let loader = loader(readLimit: readLimit), let prepared = try? loader.prepare(path),
               let status = prepared.classification.status,
-              let document = try? documents.openSynchronously(prepared.configuration)
+              let document = try? documents.openSynchronously(prepared.configuration),
+              let preview = try? Extraction(document, preview: true, text: false, textBytes: 0)
         else { return false }
-        return cache.store(CachedPreview(document), for: path, status: status, readLimit: readLimit)
+        return cache.store(preview, for: path, status: status, readLimit: readLimit)
     }
 
     /// Entries of `path` and of everything under it.

@@ -72,16 +72,16 @@ struct PreviewCommand: AsyncParsableCommand {
 
     /// The file's preview: from the cache while the file's signature matches the entry's,
     /// else made by opening the file (and kept for next time).
-    private func preview(_ path: FilePath, cache: PreviewCache?) async throws -> CachedPreview {
+    private func preview(_ path: FilePath, cache: PreviewCache?) async throws -> Extraction {
         if let cache, let status = try? FileStatus.lstat(path), status.kind == .regular,
            let cached = cache.lookup(path, status: status, readLimit: maxBytes) {
             return cached
         }
         let opened = try await Opening.open(file, readLimit: maxBytes, preview: true, text: false)
-        let preview: CachedPreview
+        let preview: Extraction
         switch opened.opened {
-        case .document(let document): preview = CachedPreview(document)
-        case .extraction(let extraction): preview = CachedPreview(extraction)!  // asked with its preview
+        case .document(let document): preview = try Extraction(document, preview: true, text: false, textBytes: 0)
+        case .extraction(let extraction): preview = extraction  // asked for with its preview
         }
         if let cache, let status = opened.prepared.classification.status, status.kind == .regular {
             cache.store(preview, for: path, status: status, readLimit: maxBytes)
@@ -91,14 +91,14 @@ struct PreviewCommand: AsyncParsableCommand {
 
     private var resolvedFormat: PreviewFormat { format ?? (Output.isTerminal ? .ansi : .text) }
 
-    private func render(_ preview: CachedPreview, event: String?) -> String {
+    private func render(_ preview: Extraction, event: String?) -> String {
         switch resolvedFormat {
         case .json:
             return JSONRenderer.encode(PreviewOutput(path: file, cached: preview, event: event)) + "\n"
         case let format:
             let renderer = format.renderer(width: width ?? (Output.isTerminal ? Terminal.columns : nil),
                                            colour: Output.isTerminal && !Terminal.noColor)
-            return renderer.render(preview.preview)
+            return renderer.render(preview.preview ?? Preview(elements: []))
         }
     }
 
@@ -130,7 +130,7 @@ struct PreviewOutput: Encodable {
     /// Under --follow: "preview".
     let event: String?
 
-    init(path: String, cached: CachedPreview, event: String?) {
+    init(path: String, cached: Extraction, event: String?) {
         self.path = path
         contentType = cached.contentType
         documentType = cached.documentType
@@ -138,7 +138,7 @@ struct PreviewOutput: Encodable {
         title = cached.title
         metadata = cached.metadata
         problems = cached.problems
-        preview = PreviewJSON(cached.preview)
+        preview = PreviewJSON(cached.preview ?? Preview(elements: []))
         self.event = event
     }
 }
