@@ -53,6 +53,20 @@ let package = Package(
             pkgConfig: "sqlite3",
             providers: [.apt(["libsqlite3-dev"])]
         ),
+        // GMime (libgmime-3.0-dev): its headers through a link in include/, its GLib
+        // include paths from poppler-glib's pkg-config entry (see gmime.c).
+        .target(name: "CGMime", dependencies: ["CPoppler"]),
+        .systemLibrary(
+            name: "CExif",
+            pkgConfig: "libexif",
+            providers: [.apt(["libexif-dev"])]
+        ),
+        // TagLib's C++ API behind a small C function: its C API can only open files by
+        // name (read-write when it may); this gives it a read-only stream over a descriptor.
+        .target(
+            name: "CTagLib",
+            linkerSettings: [.linkedLibrary("tag")]
+        ),
         .target(
             name: "FileAccess",
             dependencies: [.product(name: "SystemPackage", package: "swift-system")]
@@ -76,7 +90,8 @@ let package = Package(
         .target(name: "Rendering", dependencies: ["DocumentModel"]),
         .target(
             name: "Documents",
-            dependencies: ["DocumentModel", "ContentTypes", "CCmarkGFM", "CLibXML2", "CZlib", "CPoppler", "CArchive", "CSQLite", "FileAccess",
+            dependencies: ["DocumentModel", "ContentTypes", "CCmarkGFM", "CLibXML2", "CZlib", "CPoppler", "CArchive", "CSQLite", "CGMime", "CExif", "CTagLib",
+                           "FileAccess",
                            .product(name: "SystemPackage", package: "swift-system")]
         ),
         .target(

@@ -75,9 +75,9 @@ public enum BuiltInDocuments {
     /// Every built-in group.
     public static var groups: [DocumentGroup] {
         [
-            MarkdownDocument.group, JSONDocument.group, CSVDocument.group, HTMLDocument.group, XMLDocument.group,
-            ImageDocument.group, PDFDocument.group, SourceCodeDocument.group, PlainTextDocument.group, GzipDocument.group,
-            OfficeDocument.group, ArchiveDocument.group, SQLiteDocument.group,
+            MarkdownDocument.group, ManPageDocument.group, JSONDocument.group, CSVDocument.group, HTMLDocument.group, XMLDocument.group,
+            PhotoDocument.group, ImageDocument.group, PDFDocument.group, SourceCodeDocument.group, PlainTextDocument.group, GzipDocument.group,
+            OfficeDocument.group, EPUBDocument.group, ArchiveDocument.group, SQLiteDocument.group, MediaDocument.group, MailDocument.group,
             GenericDocument.group,
         ]
     }

@@ -20,6 +20,8 @@ public struct GzipDocument: FileDocument, DocumentMetadataProviding {
     public let text: String?
     /// Why decompression stopped early: the output bound, or a damaged stream.
     public let problem: DocumentProblem?
+    /// The rendered page, when the inner file is a man page (`ls.1.gz`).
+    public let manPage: ManPage?
 
     /// The most bytes decompressed, whatever the file's size (a decompression bomb stops here).
     public static let outputLimit = 16 << 20
@@ -46,16 +48,21 @@ public struct GzipDocument: FileDocument, DocumentMetadataProviding {
         if let n = name, n.lowercased().hasSuffix(".gz") { name = String(n.dropLast(3)) }
         innerName = name
         innerType = name.flatMap { configuration.contentType.registry.types(forFileName: $0).first?.type }
+        let isManPage = innerType?.identifier == "org.troff.man-page" || (innerName?.range(of: #"\.[0-9][a-z]*$"#, options: .regularExpression) != nil)
+        manPage = text.flatMap { isManPage && ManPage.looksLikeManPage($0) ? ManPage($0) : nil }
     }
 
     /// Whether the inner file is a man page (roff source).
-    public var isManPage: Bool {
-        innerType?.identifier == "org.troff.man-page" || (innerName?.range(of: #"\.[0-9][a-z]*$"#, options: .regularExpression) != nil)
-    }
+    public var isManPage: Bool { manPage != nil }
 
     public var metadata: DocumentMetadata {
         var metadata = DocumentMetadata()
-        metadata.append("Contains", innerType.map { .text($0.localizedDescription ?? $0.identifier) })
+        if let manPage {
+            metadata = manPage.metadata
+            metadata.append("Contains", .text("man page"))
+        } else {
+            metadata.append("Contains", innerType.map { .text($0.localizedDescription ?? $0.identifier) })
+        }
         metadata.append("Compressed", .integer(Int(compressedSize)))
         metadata.append("Decompressed", .integer(decompressedSize))
         if let text { metadata.append("Lines", .integer(text.lineCount)) }
@@ -63,20 +70,27 @@ public struct GzipDocument: FileDocument, DocumentMetadataProviding {
         return metadata
     }
 
-    public func fileWrapper(configuration: WriteConfiguration) throws -> FileWrapper { .text(text ?? "") }
+    /// The text the index stores: a man page rendered, other text as it is.
+    public func fileWrapper(configuration: WriteConfiguration) throws -> FileWrapper { .text(manPage?.text ?? text ?? "") }
 
     /// Compressed files' viewing group: what is inside, and the head of its text.
     public static var group: DocumentGroup {
         DocumentGroup(viewing: GzipDocument.self) { configuration in
             let document = configuration.document
-            if let name = document.innerName { Title(name) }
-            Note.problems(document.metadata.problems)
-            Metadata(document.metadata.fields)
-            if let text = document.text {
+            if let page = document.manPage {
+                Note.problems(document.metadata.problems)
+                ManPageDocument.page(page)
+            } else if let text = document.text {
+                if let name = document.innerName { Title(name) }
+                Note.problems(document.metadata.problems)
+                Metadata(document.metadata.fields)
                 let head = text.head()
                 CodeBlock(head.text, language: document.isManPage ? "roff" : nil)
                 if head.isCut { Note("Showing the first lines of \(text.lineCount).") }
             } else {
+                if let name = document.innerName { Title(name) }
+                Note.problems(document.metadata.problems)
+                Metadata(document.metadata.fields)
                 Note("The decompressed content is not text.")
             }
         }

@@ -29,8 +29,12 @@ public struct HTMLDocument: FileDocument, DocumentMetadataProviding {
     ]
 
     public init(configuration: ReadConfiguration) throws {
-        let data = try configuration.contents()
-        guard DecodedText(data, isComplete: !configuration.file.isTruncated) != nil else { throw DocumentReadError.notText }
+        try self.init(html: try configuration.contents(), isComplete: !configuration.file.isTruncated)
+    }
+
+    /// Parses `data` as HTML (also an EPUB's XHTML chapters).
+    init(html data: Data, isComplete: Bool = true) throws {
+        guard DecodedText(data, isComplete: isComplete) != nil else { throw DocumentReadError.notText }
         guard !data.isEmpty else {
             (title, text, linkCount, headings, language) = (nil, "", 0, [], nil)
             return

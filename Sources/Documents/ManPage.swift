@@ -1,0 +1,238 @@
+import Foundation
+
+/// A man page's roff source rendered as plain text: the `man` macros (`.TH`, `.SH`, `.SS`,
+/// `.TP`, `.IP`, `.B`, `.BR` …) and the common `mdoc` ones (`.Dt`, `.Sh`, `.Nm`, `.Nd`,
+/// `.Fl`, `.Ar`, `.Op` …), roff escapes (`\fB`, `\-`, `\(em`, `\[u00E9]` …), fill and
+/// no-fill. What roff programs a page defines for itself (`.de`, conditionals, registers)
+/// is skipped, not run: this is a reader for finding and previewing, not a typesetter.
+public struct ManPage: Sendable {
+    /// From `.TH` / `.Dt`: the page's name and section (`ls`, `1`), date, source, manual.
+    public var name: String?, section: String?, date: String?, source: String?, manual: String?
+    /// From the NAME section: what the page is about (`list directory contents`).
+    public var summary: String?
+    /// The sections in order: heading and rendered text (paragraphs separated by blank lines).
+    public var sections: [(heading: String, text: String)] = []
+    /// `.so` target, for a page that only includes another.
+    public var includes: String?
+
+    public var synopsis: String? { sections.first { $0.heading == "SYNOPSIS" }?.text }
+
+    /// The whole page as text: headings on their own lines, sections indented as `man` shows them.
+    public var text: String {
+        sections.map { heading, text in
+            heading + "\n" + text.split(separator: "\n", omittingEmptySubsequences: false).map { $0.isEmpty ? "" : "    " + $0 }.joined(separator: "\n")
+        }.joined(separator: "\n\n")
+    }
+
+    /// Whether `source` looks like a man page: a `.TH`/`.Dt`/`.SH`/`.Sh` request in its first lines.
+    public static func looksLikeManPage(_ source: String) -> Bool {
+        source.split(separator: "\n", maxSplits: 200).prefix(200).contains { line in
+            line.hasPrefix(".TH ") || line.hasPrefix(".Dt ") || line.hasPrefix(".SH ") || line.hasPrefix(".Sh ") || line.hasPrefix(".so ")
+        }
+    }
+
+    public init(_ roff: String) {
+        var renderer = Renderer()
+        var skippingDefinition = false
+        for rawLine in roff.split(separator: "\n", omittingEmptySubsequences: false) {
+            var line = Substring(rawLine)
+            if line.last == "\r" { line = line.dropLast() }
+            if skippingDefinition {
+                if line.hasPrefix("..") { skippingDefinition = false }
+                continue
+            }
+            guard let first = line.first, first == "." || first == "'" else {
+                renderer.textLine(line)
+                continue
+            }
+            let request = line.dropFirst().drop { $0 == " " || $0 == "\t" }
+            let name = String(request.prefix { $0 != " " && $0 != "\t" })
+            let arguments = Self.arguments(request.dropFirst(name.count))
+            switch name {
+            case "", "\\\"": continue  // a lone dot, a comment
+            case "de", "de1", "am", "ig": skippingDefinition = true
+            case "TH":
+                (self.name, section) = (arguments.first, arguments.count > 1 ? arguments[1] : nil)
+                date = arguments.count > 2 ? arguments[2].nilIfEmpty : nil
+                self.source = arguments.count > 3 ? arguments[3].nilIfEmpty : nil
+                manual = arguments.count > 4 ? arguments[4].nilIfEmpty : nil
+            case "Dt":
+                (self.name, section) = (arguments.first, arguments.count > 1 ? arguments[1] : nil)
+                manual = arguments.count > 2 ? arguments[2] : nil
+            case "Dd": date = Escapes.render(arguments.joined(separator: " ")).nilIfEmpty
+            case "Os": self.source = Escapes.render(arguments.joined(separator: " ")).nilIfEmpty
+            case "SH", "Sh": renderer.heading(arguments.joined(separator: " "), level: 1)
+            case "SS", "Ss": renderer.heading(arguments.joined(separator: " "), level: 2)
+            case "PP", "LP", "P", "Pp", "Lp", "sp", "HP", "Bl", "El", "Bd", "Ed": renderer.paragraph()
+            case "TP", "TQ":  // the next line is the tag, on a line of its own
+                renderer.paragraph()
+                renderer.tagPending = true
+            case "IP", "It":
+                renderer.paragraph()
+                let tag = name == "It" ? MDoc.render(arguments) : (arguments.first ?? "")
+                if !tag.isEmpty, tag != "\\(bu" || name == "IP" { renderer.words(Escapes.render(tag)) }
+            case "br", "Br": renderer.lineBreak()
+            case "nf", "EX", "Vb": renderer.fill = false
+            case "fi", "EE", "Ve": renderer.fill = true
+            case "B", "I", "SM", "SB", "R":
+                renderer.words(Escapes.render(arguments.joined(separator: " ")))
+            case "BR", "BI", "IB", "IR", "RB", "RI":
+                renderer.words(Escapes.render(arguments.joined()))
+            case "UR", "MT": if let target = arguments.first { renderer.words("<\(target)>") }
+            case "so": includes = arguments.first
+            case "Nm", "Nd", "Fl", "Ar", "Op", "Oo", "Oc", "Xr", "Pa", "Cm", "Ev", "Em", "Sy", "Li", "Dq", "Qq", "Sq", "Ql",
+                 "Va", "Fn", "Fa", "Ft", "Fd", "In", "Cd", "Ic", "Ns", "Ux", "Bx", "At", "Dv", "Er", "Lk", "Mt", "Ad", "An", "Aq", "Pq", "Bq", "Brq":
+                if name == "Nm", self.name == nil { self.name = arguments.first }
+                if name == "Nd", summary == nil { summary = Escapes.render(arguments.joined(separator: " ")) }
+                let shown = name == "Nm" && (arguments.isEmpty || MDoc.callable.contains(arguments[0])) ? [self.name ?? ""] + arguments : arguments
+                renderer.words(MDoc.render([name] + shown))
+            default: continue  // layout and programming requests: nothing to show
+            }
+        }
+        sections = renderer.finish()
+        if summary == nil, let nameSection = sections.first(where: { $0.heading == "NAME" })?.text {
+            // "ls \- list directory contents", rendered as "ls - list directory contents".
+            if let dash = nameSection.range(of: " - ") ?? nameSection.range(of: " — ") {
+                summary = String(nameSection[dash.upperBound...]).collapsingWhitespace.nilIfEmpty
+            }
+        }
+        if let name = self.name { self.name = Escapes.render(name) }
+    }
+
+    /// A request's arguments: words, or double-quoted strings (`""` inside is a quote);
+    /// `\"` starts a comment.
+    static func arguments(_ text: Substring) -> [String] {
+        let characters = Array(text)
+        var result: [String] = []
+        var current = ""
+        var quoted = false, inWord = false
+        var index = 0
+        while index < characters.count {
+            let character = characters[index]
+            let next = index + 1 < characters.count ? characters[index + 1] : nil
+            index += 1
+            if character == "\\", next == "\"" { break }
+            if character == "\\", let next {  // an escape: kept whole, rendered later
+                current.append(character)
+                current.append(next)
+                index += 1
+                inWord = true
+            } else if quoted {
+                if character == "\"" {
+                    if next == "\"" { current.append("\""); index += 1; continue }
+                    quoted = false
+                    result.append(current)
+                    (current, inWord) = ("", false)
+                } else {
+                    current.append(character)
+                }
+            } else if character == " " || character == "\t" {
+                if inWord { result.append(current); (current, inWord) = ("", false) }
+            } else if character == "\"" && !inWord {
+                (quoted, inWord) = (true, true)
+            } else {
+                current.append(character)
+                inWord = true
+            }
+        }
+        if inWord { result.append(current) }
+        return result
+    }
+
+    /// Collects text into sections and paragraphs, filling lines or keeping them.
+    struct Renderer {
+        var sections: [(heading: String, text: String)] = []
+        var heading: String?
+        var paragraphs: [String] = []
+        var current = ""
+        var fill = true
+        /// After `.TP`: the next text line is a tag, followed by a line break.
+        var tagPending = false
+
+        mutating func textLine(_ line: Substring) {
+            if line.trimmingCharacters(in: .whitespaces).isEmpty {
+                self.paragraph()
+                return
+            }
+            let text = Escapes.render(String(line))
+            if fill || tagPending {
+                words(text)
+            } else {
+                current += current.isEmpty ? text : "\n" + text
+            }
+        }
+
+        mutating func words(_ text: String) {
+            guard !text.isEmpty else { return }
+            if current.isEmpty || current.hasSuffix("\n") { current += text } else { current += " " + text }
+            if tagPending {
+                lineBreak()
+                tagPending = false
+            }
+        }
+
+        mutating func lineBreak() { if !current.isEmpty { current += "\n" } }
+
+        mutating func paragraph() {
+            let text = current.trimmingCharacters(in: .whitespacesAndNewlines)
+            if !text.isEmpty { paragraphs.append(text) }
+            current = ""
+        }
+
+        mutating func heading(_ text: String, level: Int) {
+            if level == 1 {
+                endSection()
+                heading = Escapes.render(text).uppercased()
+            } else {
+                paragraph()
+                paragraphs.append(Escapes.render(text))
+            }
+        }
+
+        mutating func endSection() {
+            paragraph()
+            if heading != nil || !paragraphs.isEmpty {
+                sections.append((heading ?? "", paragraphs.joined(separator: "\n\n")))
+            }
+            (heading, paragraphs) = (nil, [])
+        }
+
+        mutating func finish() -> [(heading: String, text: String)] {
+            endSection()
+            return sections
+        }
+    }
+}
+
+/// mdoc's in-line macros: `Fl v` is `-v`, `Op Fl v` is `[-v]`, macro names are dropped.
+enum MDoc {
+    static let callable: Set<String> = [
+        "Nm", "Nd", "Fl", "Ar", "Op", "Oo", "Oc", "Xr", "Pa", "Cm", "Ev", "Em", "Sy", "Li", "Dq", "Qq", "Sq", "Ql", "Va", "Fn",
+        "Fa", "Ft", "Fd", "In", "Cd", "Ic", "Ns", "Ux", "Bx", "At", "Dv", "Er", "Lk", "Mt", "Ad", "An", "Aq", "Pq", "Bq", "Brq", "Pf", "It",
+    ]
+
+    static func render(_ tokens: [String]) -> String {
+        var out: [String] = []
+        var closers: [String] = []
+        var dashes = 0  // `Fl Fl apple` is `--apple`
+        for token in tokens {
+            if callable.contains(token) {
+                dashes = token == "Fl" ? dashes + 1 : 0
+                switch token {
+                case "Op", "Oo": out.append("["); closers.append("]")
+                case "Dq": out.append("“"); closers.append("”")
+                case "Pq": out.append("("); closers.append(")")
+                case "Nd": out.append("—")
+                default: break
+                }
+                continue
+            }
+            out.append(Escapes.render(String(repeating: "-", count: dashes) + token))
+            dashes = 0
+        }
+        if dashes > 0 { out.append(String(repeating: "-", count: dashes)) }
+        var text = out.joined(separator: " ")
+        for closer in closers.reversed() { text += closer }
+        return text.replacingOccurrences(of: "[ ", with: "[").replacingOccurrences(of: "( ", with: "(").replacingOccurrences(of: "“ ", with: "“")
+    }
+}

@@ -1,0 +1,61 @@
+import ContentTypes
+import DocumentModel
+import Foundation
+
+/// A man page's roff source (`ls.1`; compressed ones, `ls.1.gz`, come through
+/// `GzipDocument`): name, section, summary, synopsis and the rendered text (`ManPage`).
+///
+/// In-process: a bounded, linear Swift reader (no roff program is run).
+public struct ManPageDocument: FileDocument, DocumentMetadataProviding {
+    public static var readableContentTypes: [UTType] { [UTType("org.troff.man-page") ?? .plainText] }
+    public static var writableContentTypes: [UTType] { [.plainText] }
+
+    public let page: ManPage
+
+    public init(configuration: ReadConfiguration) throws {
+        let data = try configuration.contents()
+        guard let decoded = DecodedText(data, isComplete: !configuration.file.isTruncated) else { throw DocumentReadError.notText }
+        guard ManPage.looksLikeManPage(decoded.string) else { throw DocumentReadError("no .TH, .Dt or .SH request: not a man page") }
+        page = ManPage(decoded.string)
+    }
+
+    public var metadata: DocumentMetadata { page.metadata }
+
+    public func fileWrapper(configuration: WriteConfiguration) throws -> FileWrapper { .text(page.text) }
+
+    public static var group: DocumentGroup {
+        DocumentGroup(viewing: ManPageDocument.self) { configuration in
+            page(configuration.document.page)
+        }
+    }
+
+    /// A man page's preview (also used for compressed pages).
+    @PreviewBuilder
+    static func page(_ page: ManPage) -> [PreviewElement] {
+        if let title = page.metadata.title { Title(title) }
+        Metadata(page.metadata.fields)
+        if let includes = page.includes { Note("This page includes \(includes) (an alias of that page).") }
+        for (heading, text) in page.sections.prefix(12) where heading != "NAME" {
+            Section(heading) {
+                if heading == "SYNOPSIS" { CodeBlock(text) } else { Text(text.head(lines: 60, characters: 6_000).text) }
+            }
+        }
+        if page.sections.count > 12 { Note("Showing the first 12 of \(page.sections.count) sections.") }
+    }
+}
+
+extension ManPage {
+    /// `ls(1)` and what the page says of itself.
+    public var metadata: DocumentMetadata {
+        let title = name.map { name in section.map { "\(name)(\($0))" } ?? name }
+        var metadata = DocumentMetadata(title: title)
+        metadata.append("Name", name.map { .text($0) })
+        metadata.append("Section", section.map { .text($0) })
+        metadata.append("Summary", summary.map { .text($0) })
+        metadata.append("Date", date.map { .text($0) })
+        metadata.append("Source", source.map { .text($0) })
+        metadata.append("Manual", manual.map { .text($0) })
+        metadata.append("Sections", sections.isEmpty ? nil : .list(sections.map(\.heading)))
+        return metadata
+    }
+}
