@@ -33,6 +33,7 @@ public struct EPUBDocument: FileDocument, DocumentMetadataProviding {
             }
         }
         if let cut = DocumentProblem.cutAtReadLimit(configuration.file) { problems.append(cut) }
+        if let damage = DocumentProblem.damagedZip(members) { problems.append(damage) }
         if !members.cut.isEmpty {
             problems.append(DocumentProblem(.warning, kind: "truncated", "Parts cut at their size limit: \(members.cut.joined(separator: ", "))."))
         }

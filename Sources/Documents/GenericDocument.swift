@@ -75,7 +75,7 @@ public enum BuiltInDocuments {
     /// Every built-in group.
     public static var groups: [DocumentGroup] {
         [
-            MarkdownDocument.group, ManPageDocument.group, JSONDocument.group, CSVDocument.group, HTMLDocument.group, XMLDocument.group,
+            MarkdownDocument.group, ManPageDocument.group, RTFDocument.group, JSONDocument.group, CSVDocument.group, HTMLDocument.group, XMLDocument.group,
             PhotoDocument.group, ImageDocument.group, PDFDocument.group, SourceCodeDocument.group, PlainTextDocument.group, GzipDocument.group,
             OfficeDocument.group, EPUBDocument.group, ArchiveDocument.group, SQLiteDocument.group, MediaDocument.group, MailDocument.group,
             GenericDocument.group,

@@ -107,10 +107,13 @@ public struct MailDocument: FileDocument, DocumentMetadataProviding {
         func add(offset: Int64, code: GMimeParserWarning, item: String?) {
             seen[code.rawValue, default: 0] += 1
             guard seen[code.rawValue] == 1, problems.count < 20 else { return }
-            let critical = code.rawValue >= GMIME_CRIT_INVALID_HEADER_NAME.rawValue && code != GMIME_WARN_PART_WITHOUT_CONTENT
-            let what = Self.descriptions[code.rawValue] ?? "malformed mail (GMime warning \(code.rawValue))"
-            problems.append(DocumentProblem(critical ? .error : .warning, kind: "malformed-mail",
-                                            "\(what) at byte \(offset)" + (item.map { ": \($0.prefix(80))" } ?? "") + "."))
+            // Damage (a cut or malformed message, the critical ones) is an error; untidiness a warning.
+            let damage = code == GMIME_WARN_TRUNCATED_MESSAGE || code == GMIME_WARN_MALFORMED_MESSAGE
+                || (code.rawValue >= GMIME_CRIT_INVALID_HEADER_NAME.rawValue && code != GMIME_WARN_PART_WITHOUT_CONTENT)
+            let what = Self.descriptions[code.rawValue] ?? "Malformed mail (GMime warning \(code.rawValue))"
+            let place = offset >= 0 ? " at byte \(offset)" : ""
+            problems.append(DocumentProblem(damage ? .error : .warning, kind: code == GMIME_WARN_TRUNCATED_MESSAGE ? "truncated" : "malformed-mail",
+                                            what + place + (item.map { ": \($0.prefix(80))" } ?? "") + "."))
         }
 
         static let descriptions: [UInt32: String] = [

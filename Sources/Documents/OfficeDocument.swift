@@ -44,6 +44,7 @@ public struct OfficeDocument: FileDocument, DocumentMetadataProviding {
             } else {
                 throw DocumentReadError("a zip file without the parts of an office document")
             }
+            if let damage = DocumentProblem.damagedZip(members) { problems.append(damage) }
             if !members.cut.isEmpty {
                 problems.append(DocumentProblem(.warning, kind: "truncated", "Parts cut at their size limit: \(members.cut.joined(separator: ", "))."))
             }

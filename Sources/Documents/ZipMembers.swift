@@ -11,6 +11,8 @@ struct ZipMembers {
     private(set) var contents: [String: [UInt8]] = [:]
     /// Members cut at `memberLimit`, or left out past `totalLimit`.
     private(set) var cut: [String] = []
+    /// Why reading stopped before the end (a truncated or damaged zip), if it did.
+    private(set) var damage: String?
 
     static let memberLimit = 64 << 20
     static let totalLimit = 256 << 20
@@ -31,7 +33,8 @@ struct ZipMembers {
             if status == ARCHIVE_EOF { break }
             guard status == ARCHIVE_OK || status == ARCHIVE_WARN, let entry else {
                 if names.isEmpty { throw DocumentReadError("not a readable zip container: \(Self.error(archive))") }
-                break  // a damaged tail: what was read stands
+                damage = Self.error(archive)  // a damaged tail: what was read stands
+                break
             }
             let name = (archive_entry_pathname_utf8(entry) ?? archive_entry_pathname(entry)).map { String(cString: $0) } ?? ""
             names.append(name)
@@ -39,6 +42,7 @@ struct ZipMembers {
             var data: [UInt8] = []
             while true {
                 let n = archive_read_data(archive, &buffer, buffer.count)
+                if n < 0 { damage = "\(name): \(Self.error(archive))" }
                 guard n > 0 else { break }
                 data += buffer[0..<n]
                 if data.count >= Self.memberLimit || total + data.count >= Self.totalLimit {
@@ -58,6 +62,11 @@ struct ZipMembers {
 }
 
 extension DocumentProblem {
+    /// For readers of zip containers: an error when the zip ended or broke before its end.
+    static func damagedZip(_ members: ZipMembers) -> DocumentProblem? {
+        members.damage.map { DocumentProblem(.error, kind: "damaged-zip", "The zip container is damaged or cut short (\($0)); what came before was read.") }
+    }
+
     /// For readers in the helper process, whose formats need the whole file (a PDF's cross
     /// references and a zip's directory are at its end): an error when only its head was read.
     static func cutAtReadLimit(_ file: FileWrapper) -> DocumentProblem? {
