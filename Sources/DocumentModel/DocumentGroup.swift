@@ -24,6 +24,9 @@ public struct DocumentGroup: Sendable {
     /// budgets, rather than in the indexer's own: for readers built on C parsers of untrusted
     /// formats (PDF, archives, mail), which can crash or hang on a hostile file.
     public private(set) var runsIsolated = false
+    /// The reader's revision: raised when what it makes of a file changes (new fields, better
+    /// text), so an index made by an older one reads that reader's files again.
+    public private(set) var revision = 1
 
     typealias Opener = @Sendable (FileDocumentReadConfiguration, DocumentSelection) throws -> OpenedDocument
     let open: Opener
@@ -88,6 +91,19 @@ public struct DocumentGroup: Sendable {
         var group = self
         group.runsIsolated = true
         return group
+    }
+
+    /// The same group at reader revision `revision` (see `revision`).
+    public func revision(_ revision: Int) -> DocumentGroup {
+        var group = self
+        group.revision = revision
+        return group
+    }
+
+    /// What identifies this reader's output: its revision and the types it reads. An index
+    /// keeps these to tell which files an upgraded Docent should read again.
+    public var fingerprint: String {
+        "\(revision) " + readableContentTypes.map(\.identifier).joined(separator: ",")
     }
 
     /// SwiftUI's editing group, accepted so existing code compiles: Docent opens these

@@ -37,6 +37,19 @@ public struct DocumentRegistry: Sendable {
         return found.sorted { ($0.distance, $0.order) < ($1.distance, $1.order) }
     }
 
+    /// Each group's `fingerprint`, by document type name.
+    public var fingerprints: [String: String] {
+        Dictionary(groups.map { ($0.documentTypeName, $0.fingerprint) }, uniquingKeysWith: { first, _ in first })
+    }
+
+    /// The document types whose fingerprints differ from `stored` (what an index recorded),
+    /// or that `stored` lacks or this registry lacks: everything when nothing was recorded.
+    public func changedDocumentTypes(since stored: [String: String]?) -> Set<String> {
+        let current = fingerprints
+        guard let stored else { return Set(current.keys) }
+        return Set(current.keys.filter { stored[$0] != current[$0] }).union(stored.keys.filter { current[$0] == nil })
+    }
+
     /// The group that opens `type`, if any.
     public func selection(for type: UTType) -> DocumentSelection? { candidates(for: type).first }
 

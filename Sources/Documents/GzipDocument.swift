@@ -94,6 +94,7 @@ public struct GzipDocument: FileDocument, DocumentMetadataProviding {
                 Note("The decompressed content is not text.")
             }
         }
+        .revision(2)  // 2: man pages rendered
     }
 }
 

@@ -148,5 +148,6 @@ public struct OfficeDocument: FileDocument, DocumentMetadataProviding {
             if head.isCut { Note("Showing the beginning of \(document.text.lineCount) lines.") }
         }
         .isolated()
+        .revision(2)  // 2: a damaged zip is reported
     }
 }

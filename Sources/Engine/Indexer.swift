@@ -72,6 +72,7 @@ public final class Indexer: Sendable {
     /// Indexes the files under `roots` (remembered as roots unless `remember` is false:
     /// a rescan of one directory); `progress` is called about ten times a second.
     public func run(roots: [FilePath], remember: Bool = true, progress: (@Sendable (IndexProgress) -> Void)? = nil) throws -> IndexSummary {
+        try rereadChangedReaders()
         let run = IndexRun(indexer: self, progress: progress)
         if remember { try index.addRoots(roots.map(\.bytes)) }
         var failure: (any Error)?
@@ -87,6 +88,24 @@ public final class Indexer: Sendable {
         for root in roots { try index.markIndexed(root.bytes) }
         summary.seconds = (ContinuousClock.now - run.start).seconds
         return summary
+    }
+}
+
+extension Indexer {
+    /// When the readers differ from those that made the index (an upgraded Docent), marks
+    /// the files they concern for reading again; returns how many were marked.
+    @discardableResult
+    func rereadChangedReaders() throws -> Int {
+        let stored = try index.readerFingerprints()
+        let changed = documents.changedDocumentTypes(since: stored)
+        guard !changed.isEmpty else { return 0 }
+        // Content types whose reader is now a changed one (a type that had only the generic
+        // reader and now has its own).
+        let types = try index.contentTypes().filter { identifier in
+            guard let type = self.types.type(identifier: identifier), let selection = documents.selection(for: type) else { return false }
+            return changed.contains(selection.group.documentTypeName)
+        }
+        return try index.rereadRows(documentTypes: changed, contentTypes: Set(types), fingerprints: documents.fingerprints)
     }
 }
 

@@ -1,4 +1,5 @@
 import DocumentModel
+import Documents
 import FileAccess
 import Foundation
 import Index
@@ -18,7 +19,7 @@ import Glibc
 /// over the old one), so a reader never sees half of one.
 public struct PreviewCache: Sendable {
     /// Bumped when the entry format changes; older entries are ignored and rewritten.
-    static let version = 1
+    static let version = 2  // 2: entries record the readers that made them
     /// Entries bigger than this are not kept: reading them back would cost as much as opening the file.
     static let largestEntry = 4 << 20
 
@@ -44,9 +45,18 @@ public struct PreviewCache: Sendable {
         var path: String
         var signature: FileSignature
         var readLimit: Int
+        /// The readers' fingerprints when the entry was made (`PreviewCache.readers`): an
+        /// upgraded reader makes its old previews stale.
+        var readers: String
 
         var filePath: FilePath? { Data(base64Encoded: path).map { FilePath(bytes: [UInt8]($0)) } }
     }
+
+    /// The built-in readers' fingerprints, hashed.
+    static let readers: String = {
+        let fingerprints = BuiltInDocuments.registry.fingerprints.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }
+        return key(Array(fingerprints.joined(separator: ";").utf8))
+    }()
 
     /// Where the entry for `path` lives.
     public func entryPath(for path: FilePath) -> FilePath {
@@ -57,7 +67,7 @@ public struct PreviewCache: Sendable {
     /// file's signature is still `status`'s.
     public func lookup(_ path: FilePath, status: FileStatus, readLimit: Int) -> Extraction? {
         guard let (header, body) = read(entryPath(for: path)), header.filePath == path,
-              header.signature == status.signature, header.readLimit == readLimit
+              header.signature == status.signature, header.readLimit == readLimit, header.readers == Self.readers
         else { return nil }
         return (try? JSONDecoder().decode(Extraction.self, from: body)).flatMap { $0.preview == nil ? nil : $0 }
     }
@@ -75,7 +85,7 @@ public struct PreviewCache: Sendable {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         let header = Header(version: Self.version, path: Data(path.bytes).base64EncodedString(), signature: status.signature,
-                            readLimit: readLimit)
+                            readLimit: readLimit, readers: Self.readers)
         guard let head = try? encoder.encode(header), let body = try? encoder.encode(preview),
               head.count + body.count < Self.largestEntry
         else { return false }

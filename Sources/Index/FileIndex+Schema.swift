@@ -44,6 +44,10 @@ extension FileIndex {
                 );
                 """)
         }
+        migrator.registerMigration("v2") { db in
+            // Facts about the index itself: which reader revisions made its rows.
+            try db.execute(sql: "CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)")
+        }
         return migrator
     }
 }
