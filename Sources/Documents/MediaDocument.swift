@@ -13,7 +13,16 @@ import Foundation
 /// tags sit at the ends, so a large video costs a few reads). Runs isolated (in the helper
 /// process): TagLib is C++ over untrusted formats.
 public struct MediaDocument: FileDocument, DocumentMetadataProviding {
-    public static var readableContentTypes: [UTType] { [.audio, UTType("public.mpeg-4") ?? .movie, UTType("public.ulaw-audio") ?? .audio] }
+    /// The formats TagLib reads (not every `public.audio`: a MIDI or µ-law file is left to
+    /// the generic reader rather than failing here).
+    public static var readableContentTypes: [UTType] {
+        ["public.mp3", "org.xiph.flac", "org.xiph.ogg-audio", "public.mpeg-4", "public.aiff-audio", "public.aifc-audio",
+         "com.microsoft.waveform-audio", "org.freedesktop.mime.audio.x-ms-wma", "org.freedesktop.mime.video.x-ms-wmv",
+         "org.freedesktop.mime.application.vnd.ms-asf", "org.freedesktop.mime.audio.x-ape", "org.freedesktop.mime.audio.x-musepack",
+         "org.freedesktop.mime.audio.x-wavpack", "org.freedesktop.mime.audio.x-tta", "org.freedesktop.mime.audio.x-speex+ogg",
+         "org.freedesktop.mime.audio.x-flac+ogg", "org.freedesktop.mime.audio.x-m4b", "org.freedesktop.mime.video.ogg"]
+            .compactMap { UTType($0) }
+    }
     public static var writableContentTypes: [UTType] { [.plainText] }
 
     public var format: String
