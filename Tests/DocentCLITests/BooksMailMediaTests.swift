@@ -4,7 +4,8 @@ import TestSupport
 
 /// EPUB, mail, EXIF, audio and video tags, man pages and RTF, on samples Debian ships
 /// (`ls.1.gz`, `file.1.gz`) and files written in the test by trusted tools (pandoc, Python's
-/// email and mailbox modules, ffmpeg, exiftool); and on hostile ones.
+/// email and mailbox modules, ffmpeg, exiftool); and on hostile ones (truncated, corrupted at
+/// random offsets, malformed, nested without end), photographs and databases among them.
 @Suite("Books, mail, media, man pages and RTF", .serialized)
 final class BooksMailMediaTests: FormatFixture {
     static let book = """
@@ -167,6 +168,24 @@ final class BooksMailMediaTests: FormatFixture {
         try tool(Self.python, ["-c", Self.mail], in: dir.path)
         try tool("/usr/bin/ffmpeg", ["-loglevel", "error", "-f", "lavfi", "-i", "sine=duration=2", "-metadata", "title=x", dir.path + "/song.flac"])
         try tool("/usr/bin/ffmpeg", ["-loglevel", "error", "-f", "lavfi", "-i", "sine=duration=2", dir.path + "/song.m4a"])
+        for ext in ["jpg", "tiff"] {
+            try tool("/usr/bin/ffmpeg", ["-loglevel", "error", "-f", "lavfi", "-i", "testsrc=size=64x48", "-frames", "1", dir.path + "/photo." + ext])
+        }
+        try tool("/usr/bin/exiftool", ["-q", "-overwrite_original", "-Make=Canon", "-GPSLatitude=51.7", "-GPSLatitudeRef=N", "-ImageDescription=x",
+                                      dir.path + "/photo.jpg", dir.path + "/photo.tiff"])
+        try tool(Self.python, ["-c", "import sqlite3; c = sqlite3.connect('db.sqlite'); c.execute('create table t(x)'); "
+                                   + "c.executemany('insert into t values (?)', [(str(i) * 50,) for i in range(2000)]); c.commit()"], in: dir.path)
+        let jpeg = try Data(contentsOf: URL(fileURLWithPath: dir.path + "/photo.jpg"))
+        let tiff = try Data(contentsOf: URL(fileURLWithPath: dir.path + "/photo.tiff"))
+        let sqlite = try Data(contentsOf: URL(fileURLWithPath: dir.path + "/db.sqlite"))
+        var exif = [UInt8](jpeg)  // the EXIF segment (the file's first kilobytes) scrambled
+        for _ in 0..<40 { exif[Int.random(in: 20..<min(exif.count, 1_500))] = UInt8.random(in: 0...255) }
+        try Data(exif).write(to: URL(fileURLWithPath: root + "/scrambled-exif.jpg"))
+        try tiff.prefix(tiff.count / 2).write(to: URL(fileURLWithPath: root + "/truncated.tiff"))
+        try sqlite.prefix(sqlite.count / 2).write(to: URL(fileURLWithPath: root + "/truncated.sqlite"))
+        var pages = [UInt8](sqlite)
+        for _ in 0..<200 { pages[Int.random(in: 100..<pages.count)] = UInt8.random(in: 0...255) }
+        try Data(pages).write(to: URL(fileURLWithPath: root + "/corrupt.sqlite"))
         let epub = try Data(contentsOf: URL(fileURLWithPath: dir.path + "/book.epub"))
         let mbox = try Data(contentsOf: URL(fileURLWithPath: dir.path + "/box.mbox"))
         let flac = try Data(contentsOf: URL(fileURLWithPath: dir.path + "/song.flac"))
@@ -193,12 +212,15 @@ final class BooksMailMediaTests: FormatFixture {
         try tool(Self.python, ["-c", "import gzip, os; open('noise.1.gz', 'wb').write(gzip.compress(os.urandom(4096)))"])
 
         let files = try FileManager.default.contentsOfDirectory(atPath: root).count
+        let before = Set(try FileManager.default.contentsOfDirectory(atPath: root))
         let summary = try index()
         #expect(summary["files"] as? Int == files)
         let kinds = try errors()
         #expect(kinds["open.rtf"] == "truncated")
         #expect(kinds["truncated.mbox"] == "truncated" && kinds["truncated.epub"] == "damaged-zip", "\(kinds)")
         #expect(kinds["fake.epub"] == "unreadable", "\(kinds)")
+        #expect(kinds["truncated.sqlite"] != nil, "\(kinds)")
+        #expect(Set(try FileManager.default.contentsOfDirectory(atPath: root)) == before, "nothing written beside a damaged database")
         #expect(try search("kettle") == ["ok.txt"])
         #expect(try search("unfinished") == ["open.rtf"], "what was read before the end stands")
         #expect(kinds["deep.rtf"] == "truncated", "200,000 groups left open; past 1,000 levels they are skipped")
