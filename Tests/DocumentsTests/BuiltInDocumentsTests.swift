@@ -173,7 +173,8 @@ struct BuiltInDocumentsTests {
         ]
         for (path, format) in cases {
             let image = try await open(path)
-            #expect(image.documentTypeName == "ImageDocument", "\(path)")
+            // JPEG goes to the photograph reader (header and EXIF), the rest to the image reader.
+            #expect(image.documentTypeName == (format == "JPEG" ? "PhotoDocument" : "ImageDocument"), "\(path)")
             #expect(image.field("Format") == format)
             // file(1) does not give a WebP's size; cwebp keeps the PNG's.
             let expected = try dimensionsFromFile(format == "WebP" ? png : path)
@@ -204,7 +205,7 @@ struct BuiltInDocumentsTests {
         #expect(man.documentTypeName == "GzipDocument")
         #expect(man.metadata.problems.isEmpty)
         #expect(try await man.text.contains("does things"))
-        #expect(man.preview().elements.contains(.code(language: "roff", ".TH TOOL 1\n.SH NAME\ntool \\- does things")))
+        #expect(man.preview().elements.first == .title("TOOL(1)") && man.field("Summary") == "does things", "rendered as a man page")
 
         let changelog = try await open("/usr/share/doc/file/changelog.Debian.gz")
         #expect(try await changelog.text.contains("file ("))
