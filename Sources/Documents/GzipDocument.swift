@@ -52,9 +52,6 @@ public struct GzipDocument: FileDocument, DocumentMetadataProviding {
         manPage = text.flatMap { isManPage && ManPage.looksLikeManPage($0) ? ManPage($0) : nil }
     }
 
-    /// Whether the inner file is a man page (roff source).
-    public var isManPage: Bool { manPage != nil }
-
     public var metadata: DocumentMetadata {
         var metadata = DocumentMetadata()
         if let manPage {
@@ -80,18 +77,17 @@ public struct GzipDocument: FileDocument, DocumentMetadataProviding {
             if let page = document.manPage {
                 Note.problems(document.metadata.problems)
                 ManPageDocument.page(page)
-            } else if let text = document.text {
-                if let name = document.innerName { Title(name) }
-                Note.problems(document.metadata.problems)
-                Metadata(document.metadata.fields)
-                let head = text.head()
-                CodeBlock(head.text, language: document.isManPage ? "roff" : nil)
-                if head.isCut { Note("Showing the first lines of \(text.lineCount).") }
             } else {
                 if let name = document.innerName { Title(name) }
                 Note.problems(document.metadata.problems)
                 Metadata(document.metadata.fields)
-                Note("The decompressed content is not text.")
+                if let text = document.text {
+                    let head = text.head()
+                    CodeBlock(head.text)
+                    if head.isCut { Note("Showing the first lines of \(text.lineCount).") }
+                } else {
+                    Note("The decompressed content is not text.")
+                }
             }
         }
         .revision(2)  // 2: man pages rendered

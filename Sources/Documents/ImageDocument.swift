@@ -27,15 +27,22 @@ public struct ImageDocument: FileDocument, DocumentMetadataProviding {
     public init(configuration: ReadConfiguration) throws {
         let file = configuration.file
         if configuration.contentType.conforms(to: .svg) {
-            let svg = try SVGHeader(try configuration.contents(), isComplete: !file.isTruncated)
-            format = "SVG"
-            (width, height, title, text, problem) = (svg.width, svg.height, svg.title, svg.text, svg.problem)
-            header = nil
+            self.init(svg: try SVGHeader(try configuration.contents(), isComplete: !file.isTruncated))
             return
         }
         let bytes: Data
         do { bytes = try file.prefix(Self.headerBytes) } catch { throw DocumentReadError("unreadable: \(error)") }
-        let isWholeFile = Int64(bytes.count) == file.fileAttributes.size
+        try self.init(header: bytes, isWholeFile: Int64(bytes.count) == file.fileAttributes.size)
+    }
+
+    private init(svg: SVGHeader) {
+        format = "SVG"
+        (width, height, title, text, problem) = (svg.width, svg.height, svg.title, svg.text, svg.problem)
+        header = nil
+    }
+
+    /// Reads the header in `bytes`, the head of a raster image (`headerBytes` at most).
+    init(header bytes: Data, isWholeFile: Bool) throws {
         do {
             let parsed = try ImageHeader.parse([UInt8](bytes), isWholeFile: isWholeFile)
             header = parsed

@@ -91,6 +91,9 @@ final class XMLStream {
 }
 
 extension String {
+    /// nil for the empty string.
+    var nilIfEmpty: String? { isEmpty ? nil : self }
+
     var trimmingSpace: String {
         var s = Substring(self)
         while let f = s.first, f.isWhitespace { s.removeFirst() }

@@ -277,7 +277,3 @@ public struct MailDocument: FileDocument, DocumentMetadataProviding {
 private func cast<T>(_ object: UnsafeMutablePointer<GMimeObject>) -> UnsafeMutablePointer<T> {
     UnsafeMutableRawPointer(object).assumingMemoryBound(to: T.self)
 }
-
-extension String {
-    var nilIfEmpty: String? { isEmpty ? nil : self }
-}

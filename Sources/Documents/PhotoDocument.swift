@@ -29,10 +29,12 @@ public struct PhotoDocument: FileDocument, DocumentMetadataProviding {
             }
             exif = EXIFTags(bytes, isTIFF: true)
         } else {
-            let image = try ImageDocument(configuration: configuration)
+            // One read serves both: the frame header and the EXIF segment are in the head.
+            let head = try configuration.file.prefix(ImageDocument.headerBytes)
+            let image = try ImageDocument(header: head, isWholeFile: Int64(head.count) == configuration.file.fileAttributes.size)
             self.image = image
             format = image.format
-            exif = EXIFTags(try configuration.file.prefix(ImageDocument.headerBytes), isTIFF: false)
+            exif = EXIFTags(head, isTIFF: false)
         }
     }
 
