@@ -67,6 +67,8 @@ let package = Package(
             name: "CTagLib",
             linkerSettings: [.linkedLibrary("tag")]
         ),
+        // An FTS5 snippet function that tokenizes only up to the fragment it shows.
+        .target(name: "CSnippet", dependencies: ["CSQLite"]),
         .target(
             name: "FileAccess",
             dependencies: [.product(name: "SystemPackage", package: "swift-system")]
@@ -96,7 +98,7 @@ let package = Package(
         ),
         .target(
             name: "Index",
-            dependencies: ["ContentTypes", .product(name: "GRDB", package: "GRDB.swift")]
+            dependencies: ["ContentTypes", "CZlib", "CSnippet", .product(name: "GRDB", package: "GRDB.swift")]
         ),
         .target(
             name: "Engine",

@@ -6,6 +6,7 @@ struct Bench: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "docent-bench",
         abstract: "Benchmarks for Docent, each against baselines measured in the same run.",
-        subcommands: [ClassifyBench.self, LiveBench.self, PDFBench.self]
+        subcommands: [SuiteBench.self, ClassifyBench.self, LiveBench.self, PDFBench.self],
+        defaultSubcommand: SuiteBench.self
     )
 }

@@ -34,6 +34,16 @@ struct LiveBench: ParsableCommand {
     var json = false
 
     func run() throws {
+        let figures = try measure()
+        if json, let data = try? JSONSerialization.data(withJSONObject: figures, options: [.sortedKeys]) {
+            print(String(decoding: data, as: UTF8.self))
+        } else {
+            for key in figures.keys.sorted() { print("\(key.padding(toLength: 28, withPad: " ", startingAt: 0)) \(fmt(figures[key]!))") }
+        }
+    }
+
+    /// Runs the watcher and the edits; the figures by name (seconds, percent, MB, ms).
+    func measure() throws -> [String: Double] {
         guard FileManager.default.fileExists(atPath: corpus) else { throw ValidationError("no corpus at \(corpus); see shared/bench/") }
         let work = self.work ?? FileManager.default.temporaryDirectory.appendingPathComponent("docent-live-\(getpid())").path
         let scratch = work + "/edits"
@@ -104,12 +114,7 @@ struct LiveBench: ParsableCommand {
         let end = ProcStat(pid: watcher.processIdentifier)
         figures["peakRSSMBAfterEdits"] = end.peakRSSMB
         try docent.stop(watcher)
-
-        if json, let data = try? JSONSerialization.data(withJSONObject: figures, options: [.sortedKeys]) {
-            print(String(decoding: data, as: UTF8.self))
-        } else {
-            for key in figures.keys.sorted() { print("\(key.padding(toLength: 28, withPad: " ", startingAt: 0)) \(fmt(figures[key]!))") }
-        }
+        return figures
     }
 
     /// Rewrites `file` with `word` in it; how long until a search finds it, and until its cached preview shows it.

@@ -11,9 +11,7 @@ extension FileIndex {
         return try write { db in
             let condition = "path = ? OR (path >= ? AND path < ?)"
             let arguments: StatementArguments = [Data(path), Data(lower), Data(upper)]
-            try db.execute(sql: "DELETE FROM files_fts WHERE rowid IN (SELECT id FROM files WHERE \(condition))", arguments: arguments)
-            try db.execute(sql: "DELETE FROM files WHERE \(condition)", arguments: arguments)
-            return db.changesCount
+            return try Self.deleteRows(db, where: condition, arguments: arguments)
         }
     }
 
@@ -29,15 +27,8 @@ extension FileIndex {
                 let id: Int64 = row["id"]
                 let old: Data = row["path"]
                 let new = to + [UInt8](old).dropFirst(from.count)
-                let name = IndexedFile.name(of: new)
-                if let existing = try Int64.fetchOne(db, sql: "SELECT id FROM files WHERE path = ?", arguments: [Data(new)]),
-                   existing != id {
-                    try db.execute(sql: "DELETE FROM files_fts WHERE rowid = ?", arguments: [existing])
-                    try db.execute(sql: "DELETE FROM files WHERE id = ?", arguments: [existing])
-                }
-                try db.execute(sql: "UPDATE files SET path = ?, parent = ?, name = ? WHERE id = ?",
-                               arguments: [Data(new), Data(IndexedFile.parent(of: new)), name, id])
-                try db.execute(sql: "UPDATE files_fts SET name = ? WHERE rowid = ?", arguments: [name, id])
+                _ = try Self.deleteRows(db, where: "path = ? AND id != ?", arguments: [Data(new), id])
+                try Self.rename(db, id: id, to: new)
             }
             return rows.count
         }

@@ -49,10 +49,7 @@ extension FileIndex {
         try write { db in
             var removed = 0
             for directory in directories {
-                try db.execute(sql: "DELETE FROM files_fts WHERE rowid IN (SELECT id FROM files WHERE parent = ?)",
-                               arguments: [Data(directory)])
-                try db.execute(sql: "DELETE FROM files WHERE parent = ?", arguments: [Data(directory)])
-                removed += db.changesCount
+                removed += try Self.deleteRows(db, where: "parent = ?", arguments: [Data(directory)])
             }
             return removed
         }

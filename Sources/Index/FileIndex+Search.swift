@@ -61,13 +61,6 @@ extension FileIndex {
             .replacingOccurrences(of: "_", with: "\\_")
     }
 
-    /// The body's best fragment when the body matched, else the best column's.
-    static let snippet = """
-        CASE WHEN instr(snippet(files_fts, 2, char(2), char(3), '…', 16), char(2)) > 0
-             THEN snippet(files_fts, 2, char(2), char(3), '…', 16)
-             ELSE snippet(files_fts, -1, char(2), char(3), '…', 16) END
-        """
-
     /// The best `request.limit` hits, by BM25 then recency.
     public func search(_ request: SearchRequest) throws(IndexError) -> [SearchHit] {
         var conditions: [String] = []
@@ -124,11 +117,12 @@ extension FileIndex {
         let ranked = request.match != nil
         // First the ranking alone (bm25 for every match, then the order and the limit), then
         // snippets for the rows kept: a snippet costs a pass over the text, so it is never
-        // made for a row the limit drops.
+        // made for a row the limit drops. The full-text match drives the join (CROSS JOIN keeps
+        // SQLite from starting at `files`); a query of filters alone never touches FTS5.
         let sql = """
             SELECT files.id, files.path, files.contentType, files.title, files.modified,
                    \(ranked ? "-bm25(files_fts, \(Self.weights))" : "0.0") AS score
-            FROM files_fts JOIN files ON files.id = files_fts.rowid
+            FROM \(ranked ? "files_fts CROSS JOIN files ON files.id = files_fts.rowid" : "files")
             \(conditions.isEmpty ? "" : "WHERE " + conditions.joined(separator: " AND "))
             ORDER BY \(ranked ? "score DESC," : "") files.modified DESC
             LIMIT ?
@@ -139,22 +133,26 @@ extension FileIndex {
             guard !rows.isEmpty else { return [] }
             guard request.snippets else { return rows.map { Self.hit($0, snippet: "") } }
             let ids: [Int64] = rows.map { $0["id"] }
-            let placeholders = Array(repeating: "?", count: ids.count).joined(separator: ", ")
-            var snippets: [Int64: String] = [:]
-            if let match = request.match {
-                let snippetRows = try Row.fetchAll(db, sql: """
-                    SELECT rowid, \(Self.snippet) AS snippet FROM files_fts
-                    WHERE files_fts MATCH ? AND rowid IN (\(placeholders))
-                    """, arguments: StatementArguments([match.matchString] + ids))
-                for row in snippetRows { snippets[row["rowid"]] = row["snippet"] }
-            } else {
-                let snippetRows = try Row.fetchAll(db, sql: """
-                    SELECT rowid, substr(body, 1, 120) AS snippet FROM files_fts WHERE rowid IN (\(placeholders))
-                    """, arguments: StatementArguments(ids))
-                for row in snippetRows { snippets[row["rowid"]] = row["snippet"] }
-            }
+            let snippets = try Self.snippets(db, ids: ids, match: request.match)
             return rows.map { Self.hit($0, snippet: snippets[$0["id"]] ?? "") }
         }
+    }
+
+    /// The snippet of each row in `ids` (`docent_snippet`: the body's best fragment when the
+    /// body matched, else the matching column's); the start of the body for filters alone.
+    private static func snippets(_ db: Database, ids: [Int64], match: FTSExpression?) throws -> [Int64: String] {
+        let placeholders = Array(repeating: "?", count: ids.count).joined(separator: ", ")
+        var snippets: [Int64: String] = [:]
+        guard let match else {
+            for row in try Row.fetchAll(db, sql: """
+                SELECT id, substr(docent_inflate(body), 1, 120) AS snippet FROM texts WHERE id IN (\(placeholders))
+                """, arguments: StatementArguments(ids)) { snippets[row["id"]] = row["snippet"] }
+            return snippets
+        }
+        for row in try Row.fetchAll(db, sql: """
+            SELECT rowid, docent_snippet(files_fts) AS snippet FROM files_fts WHERE files_fts MATCH ? AND rowid IN (\(placeholders))
+            """, arguments: StatementArguments([match.matchString] + ids)) { snippets[row["rowid"]] = row["snippet"] }
+        return snippets
     }
 
     private static func hit(_ row: Row, snippet: String) -> SearchHit {

@@ -4,33 +4,74 @@ import GRDB
 extension FileIndex {
     /// Inserts or replaces `files` in one transaction.
     public func upsert(_ files: [IndexedFile]) throws(IndexError) {
+        // Compression and identifier splitting happen before the write lock is taken.
+        let stored = files.map { file in
+            (body: StoredText.deflate(file.text), parts: IdentifierParts.split(file.name + "\n" + file.text))
+        }
         try write { db in
             let now = Date().timeIntervalSince1970
-            for file in files {
-                let id = try Int64.fetchOne(db, sql: """
-                    INSERT INTO files (path, parent, name, device, inode, size, modified, changed, contentType,
-                                       documentType, title, metadata, evidence, errorKind, errorMessage, indexedAt)
-                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                    ON CONFLICT(path) DO UPDATE SET
-                        parent = excluded.parent, name = excluded.name, device = excluded.device,
-                        inode = excluded.inode, size = excluded.size, modified = excluded.modified,
-                        changed = excluded.changed, contentType = excluded.contentType,
-                        documentType = excluded.documentType, title = excluded.title, metadata = excluded.metadata,
-                        evidence = excluded.evidence, errorKind = excluded.errorKind,
-                        errorMessage = excluded.errorMessage, indexedAt = excluded.indexedAt
-                    RETURNING id
-                    """, arguments: [
-                        Data(file.path), Data(file.parent), file.name, file.device, file.inode, file.size, file.modified,
-                        file.changed, file.contentType, file.documentType, file.title, file.metadata, file.evidence,
-                        file.errorKind, file.errorMessage, now,
-                    ])!
-                try db.execute(sql: "DELETE FROM files_fts WHERE rowid = ?", arguments: [id])
-                try db.execute(
-                    sql: "INSERT INTO files_fts (rowid, name, title, body, meta, parts) VALUES (?, ?, ?, ?, ?, ?)",
-                    arguments: [id, file.name, file.title ?? "", file.text, file.metadata ?? "",
-                                IdentifierParts.split(file.name + "\n" + file.text)])
+            let existing = try db.cachedStatement(sql: "SELECT id FROM files WHERE path = ?")
+            let upsert = try db.cachedStatement(sql: """
+                INSERT INTO files (path, parent, name, device, inode, size, modified, changed, contentType,
+                                   documentType, title, metadata, evidence, errorKind, errorMessage, indexedAt)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                ON CONFLICT(path) DO UPDATE SET
+                    parent = excluded.parent, name = excluded.name, device = excluded.device,
+                    inode = excluded.inode, size = excluded.size, modified = excluded.modified,
+                    changed = excluded.changed, contentType = excluded.contentType,
+                    documentType = excluded.documentType, title = excluded.title, metadata = excluded.metadata,
+                    evidence = excluded.evidence, errorKind = excluded.errorKind,
+                    errorMessage = excluded.errorMessage, indexedAt = excluded.indexedAt
+                RETURNING id
+                """)
+            let text = try db.cachedStatement(sql: "INSERT OR REPLACE INTO texts (id, body, parts) VALUES (?, ?, ?)")
+            let fts = try db.cachedStatement(sql: "INSERT INTO files_fts (rowid, name, title, body, meta, parts) VALUES (?, ?, ?, ?, ?, ?)")
+            for (file, stored) in zip(files, stored) {
+                let path = Data(file.path)
+                // The old text leaves the full-text index under its old values, before they change.
+                if let old = try Int64.fetchOne(existing, arguments: [path]) { try Self.unindexText(db, id: old) }
+                let id = try Int64.fetchOne(upsert, arguments: [
+                    path, Data(file.parent), file.name, file.device, file.inode, file.size, file.modified,
+                    file.changed, file.contentType, file.documentType, file.title, file.metadata, file.evidence,
+                    file.errorKind, file.errorMessage, now,
+                ])!
+                try text.execute(arguments: [id, stored.body, StoredText.deflate(stored.parts)])
+                try fts.execute(arguments: [id, file.name, file.title ?? "", file.text, file.metadata ?? "", stored.parts])
             }
         }
+    }
+
+    /// Takes row `id`'s text out of the full-text index. With external content FTS5 cannot
+    /// find a row's old terms itself: it is given them, from `files_text`, so this must run
+    /// before the row's name, title, metadata or text change, or before the row goes.
+    static func unindexText(_ db: Database, id: Int64) throws {
+        try db.cachedStatement(sql: """
+            INSERT INTO files_fts (files_fts, rowid, name, title, body, meta, parts)
+            SELECT 'delete', id, name, title, body, meta, parts FROM files_text WHERE id = ?
+            """).execute(arguments: [id])
+    }
+
+    /// Removes the rows `condition` selects from `files`, with their text; returns how many.
+    static func deleteRows(_ db: Database, where condition: String, arguments: StatementArguments) throws -> Int {
+        try db.execute(sql: """
+            INSERT INTO files_fts (files_fts, rowid, name, title, body, meta, parts)
+            SELECT 'delete', id, name, title, body, meta, parts FROM files_text
+            WHERE id IN (SELECT id FROM files WHERE \(condition))
+            """, arguments: arguments)
+        try db.execute(sql: "DELETE FROM texts WHERE id IN (SELECT id FROM files WHERE \(condition))", arguments: arguments)
+        try db.execute(sql: "DELETE FROM files WHERE \(condition)", arguments: arguments)
+        return db.changesCount
+    }
+
+    /// Renames row `id` (path, parent, name), its text indexed again under the new name.
+    static func rename(_ db: Database, id: Int64, to new: [UInt8]) throws {
+        try unindexText(db, id: id)
+        try db.execute(sql: "UPDATE files SET path = ?, parent = ?, name = ? WHERE id = ?",
+                       arguments: [Data(new), Data(IndexedFile.parent(of: new)), IndexedFile.name(of: new), id])
+        try db.cachedStatement(sql: """
+            INSERT INTO files_fts (rowid, name, title, body, meta, parts)
+            SELECT id, name, title, body, meta, parts FROM files_text WHERE id = ?
+            """).execute(arguments: [id])
     }
 
     /// Removes the rows of `paths`; returns how many there were.
@@ -39,11 +80,7 @@ extension FileIndex {
         try write { db in
             var removed = 0
             for path in paths {
-                guard let id = try Int64.fetchOne(db, sql: "SELECT id FROM files WHERE path = ?", arguments: [Data(path)])
-                else { continue }
-                try db.execute(sql: "DELETE FROM files_fts WHERE rowid = ?", arguments: [id])
-                try db.execute(sql: "DELETE FROM files WHERE id = ?", arguments: [id])
-                removed += 1
+                removed += try Self.deleteRows(db, where: "path = ?", arguments: [Data(path)])
             }
             return removed
         }
@@ -52,13 +89,10 @@ extension FileIndex {
     /// Moves a row from one path to another without touching its text (a rename within
     /// the roots keeps the file's row).
     public func move(from old: [UInt8], to new: [UInt8]) throws(IndexError) {
-        let name = IndexedFile.name(of: new)
         try write { db in
             guard let id = try Int64.fetchOne(db, sql: "SELECT id FROM files WHERE path = ?", arguments: [Data(old)]) else { return }
-            try db.execute(sql: "DELETE FROM files WHERE path = ?", arguments: [Data(new)])
-            try db.execute(sql: "UPDATE files SET path = ?, parent = ?, name = ? WHERE id = ?",
-                           arguments: [Data(new), Data(IndexedFile.parent(of: new)), name, id])
-            try db.execute(sql: "UPDATE files_fts SET name = ? WHERE rowid = ?", arguments: [name, id])
+            _ = try Self.deleteRows(db, where: "path = ?", arguments: [Data(new)])
+            try Self.rename(db, id: id, to: new)
         }
     }
 

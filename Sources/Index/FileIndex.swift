@@ -1,3 +1,4 @@
+import CSnippet
 import Foundation
 import GRDB
 
@@ -18,6 +19,10 @@ public final class FileIndex: Sendable {
         configuration.busyMode = .timeout(10)
         configuration.prepareDatabase { db in
             try db.execute(sql: "PRAGMA synchronous = NORMAL")
+            db.add(function: StoredText.inflateFunction)
+            db.add(function: StoredText.deflateFunction)
+            let rc = docent_register_snippet(UnsafeMutableRawPointer(db.sqliteConnection))
+            if rc != 0 { throw DatabaseError(resultCode: ResultCode(rawValue: rc), message: "cannot register docent_snippet") }
         }
         do {
             try FileManager.default.createDirectory(

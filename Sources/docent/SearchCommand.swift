@@ -68,16 +68,17 @@ struct SearchCommand: ParsableCommand {
             throw CommandFailure(error.description)
         }
         var request = SearchRequest(match: parsed.match, limit: limit)
-        let registry = UTTypeRegistry.shared
+        // Built only for type: filters (it reads the shared-mime-info database).
+        func registry() -> UTTypeRegistry { UTTypeRegistry.shared }
         if !parsed.types.isEmpty {
             var allowed: Set<String>?
             for name in parsed.types {
-                let expanded = try TypeNames.expand(name, in: registry)
+                let expanded = try TypeNames.expand(name, in: registry())
                 allowed = allowed.map { $0.intersection(expanded) } ?? expanded
             }
             request.contentTypes = allowed
         }
-        for name in parsed.excludedTypes { request.excludedContentTypes.formUnion(try TypeNames.expand(name, in: registry)) }
+        for name in parsed.excludedTypes { request.excludedContentTypes.formUnion(try TypeNames.expand(name, in: registry())) }
         request.excluded = parsed.excluded
         request.extensions = parsed.extensions
         request.excludedExtensions = parsed.excludedExtensions

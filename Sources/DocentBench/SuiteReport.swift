@@ -1,0 +1,95 @@
+import Foundation
+
+/// One line of the benchmark's table: Docent's figure, the floor it is compared with, Recoll's
+/// figure for the same thing, and the goal.
+struct SuiteRow: Codable {
+    var key: String
+    var label: String
+    var unit: String
+    var docent: Double?
+    var floor: Double?
+    var floorLabel: String?
+    var recoll: Double?
+    /// The most (or, with `goalIsMinimum`, the least) Docent's figure may be.
+    var goal: Double?
+    var goalIsMinimum = false
+
+    var meetsGoal: Bool? {
+        guard let goal, let docent else { return nil }
+        return goalIsMinimum ? docent >= goal : docent <= goal
+    }
+}
+
+/// The whole run's figures, printed as a Markdown table or as JSON.
+struct SuiteReport: Codable {
+    var date: String
+    var machine: String
+    var corpus: String
+    var files: Int
+    var bytes: Int64
+    var runs: Int
+    var rows: [SuiteRow] = []
+    var notes: [String] = []
+
+    mutating func add(_ row: SuiteRow) { rows.append(row) }
+
+    func json() -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+        return (try? encoder.encode(self)).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
+    }
+
+    func markdown() -> String {
+        var lines = [
+            "Docent benchmark, \(date), \(machine).",
+            "Corpus: \(corpus), \(files) files, \(Self.number(Double(bytes) / 1e9, unit: "GB")); medians of \(runs) runs unless noted.",
+            "",
+            "| what | Docent | floor | Docent ÷ floor | Recoll | Recoll ÷ Docent | goal |",
+            "|---|---:|---|---:|---:|---:|---|",
+        ]
+        for row in rows {
+            let docent = row.docent.map { Self.number($0, unit: row.unit) } ?? "–"
+            let floor = row.floor.map { "\(row.floorLabel ?? "") \(Self.number($0, unit: row.unit))" } ?? ""
+            let floorRatio = Self.ratio(row.docent, over: row.floor)
+            let recoll = row.recoll.map { Self.number($0, unit: row.unit) } ?? ""
+            let recollRatio = Self.ratio(row.recoll, over: row.docent)
+            var goal = ""
+            if let g = row.goal {
+                goal = (row.goalIsMinimum ? "≥ " : "≤ ") + Self.number(g, unit: row.unit)
+                goal += row.meetsGoal == true ? " ✓" : " ✗"
+            }
+            lines.append("| \(row.label) | \(docent) | \(floor) | \(floorRatio) | \(recoll) | \(recollRatio) | \(goal) |")
+        }
+        if !notes.isEmpty { lines += [""] + notes.map { "- " + $0 } }
+        return lines.joined(separator: "\n")
+    }
+
+    static func number(_ value: Double, unit: String) -> String {
+        guard value.isFinite else { return "–" }
+        let digits = value >= 100 ? "%.0f" : value >= 10 ? "%.1f" : "%.2f"
+        return String(format: digits, value) + (unit.isEmpty ? "" : " " + unit)
+    }
+
+    /// `a ÷ b` as "2.50×", or nothing when either is missing.
+    static func ratio(_ a: Double?, over b: Double?) -> String {
+        guard let a, let b, b > 0, (a / b).isFinite else { return "" }
+        return String(format: a / b >= 10 ? "%.0f×" : "%.2f×", a / b)
+    }
+
+    /// "Debian GNU/Linux 12 (bookworm), 2 cores, 24 GB, Intel …": what the figures were measured on.
+    static func describeMachine() -> String {
+        var parts: [String] = []
+        if let release = try? String(contentsOfFile: "/etc/os-release", encoding: .utf8),
+           let line = release.split(separator: "\n").first(where: { $0.hasPrefix("PRETTY_NAME=") }) {
+            parts.append(line.dropFirst("PRETTY_NAME=".count).trimmingCharacters(in: CharacterSet(charactersIn: "\"")))
+        }
+        parts.append("\(ProcessInfo.processInfo.activeProcessorCount) cores")
+        parts.append(String(format: "%.0f GB memory", Double(ProcessInfo.processInfo.physicalMemory) / 1_073_741_824))
+        if let cpu = try? String(contentsOfFile: "/proc/cpuinfo", encoding: .utf8),
+           let line = cpu.split(separator: "\n").first(where: { $0.hasPrefix("model name") }),
+           let colon = line.firstIndex(of: ":") {
+            parts.append(line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces))
+        }
+        return parts.joined(separator: ", ")
+    }
+}
