@@ -6,6 +6,7 @@ let package = Package(
     platforms: [.macOS(.v15)],
     products: [
         .executable(name: "docent", targets: ["docent"]),
+        .executable(name: "docent-engine", targets: ["docent-engine"]),
         .executable(name: "docent-bench", targets: ["DocentBench"]),
         .library(name: "ContentTypes", targets: ["ContentTypes"]),
         .library(name: "Classifier", targets: ["Classifier"]),
@@ -37,6 +38,11 @@ let package = Package(
             name: "CZlib",
             pkgConfig: "zlib",
             providers: [.apt(["zlib1g-dev"])]
+        ),
+        .systemLibrary(
+            name: "CZstd",
+            pkgConfig: "libzstd",
+            providers: [.apt(["libzstd-dev"])]
         ),
         .systemLibrary(
             name: "CPoppler",
@@ -98,7 +104,7 @@ let package = Package(
         ),
         .target(
             name: "Index",
-            dependencies: ["ContentTypes", "CZlib", "CSnippet", .product(name: "GRDB", package: "GRDB.swift")]
+            dependencies: ["ContentTypes", "CZstd", "CSnippet", .product(name: "GRDB", package: "GRDB.swift")]
         ),
         .target(
             name: "Engine",
@@ -111,15 +117,30 @@ let package = Package(
             name: "Watcher",
             dependencies: ["FileAccess", .product(name: "SystemPackage", package: "swift-system")]
         ),
+        // The search command and what it shares with the others: SQLite, no document readers.
+        .target(
+            name: "DocentCLI",
+            dependencies: [
+                "ContentTypes", "FileAccess", "Index", "Rendering",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "SystemPackage", package: "swift-system"),
+            ]
+        ),
+        // `docent`: runs searches itself and hands every other command to `docent-engine`.
         .executableTarget(
             name: "docent",
+            dependencies: ["DocentCLI", .product(name: "ArgumentParser", package: "swift-argument-parser")]
+        ),
+        .executableTarget(
+            name: "docent-engine",
             dependencies: [
                 "ContentTypes", "Classifier", "Watcher", "FileAccess", "DocumentModel", "Documents",
-                "Rendering", "Engine", "Index",
+                "Rendering", "Engine", "Index", "DocentCLI",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "SystemPackage", package: "swift-system"),
-            ]
+            ],
+            path: "Sources/DocentEngine"
         ),
         .executableTarget(
             name: "DocentBench",

@@ -48,6 +48,9 @@ final class XMLStream {
         guard let reader = buffer.withUnsafeBufferPointer({
             xmlReaderForMemory($0.baseAddress, Int32(min($0.count, Int(Int32.max))), nil, nil, options)
         }) else { return nil }
+        // Validity notes (an xml:id that is not a name) bypass XML_PARSE_NOERROR and would go
+        // to standard error; the reader's own handler drops them (the last error is still kept).
+        xmlTextReaderSetStructuredErrorHandler(reader, { _, _ in }, nil)
         self.reader = reader
     }
 

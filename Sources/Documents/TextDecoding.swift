@@ -61,13 +61,18 @@ struct DecodedText: Sendable {
 extension String {
     /// The number of lines (a final line without a newline counts).
     var lineCount: Int {
-        var count = 0
-        var last: UInt8 = 0x0A
-        for byte in utf8 {
-            if byte == 0x0A { count += 1 }
-            last = byte
+        var text = self
+        return text.withUTF8 { bytes in
+            guard let base = bytes.baseAddress, !bytes.isEmpty else { return 0 }
+            var count = 0, at = UnsafeRawPointer(base), left = bytes.count
+            while left > 0, let found = memchr(at, 0x0A, left) {
+                count += 1
+                let next = UnsafeRawPointer(found) + 1
+                left -= next - at
+                at = next
+            }
+            return count + (bytes[bytes.count - 1] == 0x0A ? 0 : 1)
         }
-        return isEmpty ? 0 : count + (last == 0x0A ? 0 : 1)
     }
 
     /// The first `lines` lines, at most `characters` characters, and whether anything was cut.

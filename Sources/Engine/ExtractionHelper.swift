@@ -80,7 +80,7 @@ final class ExtractionHelper {
     /// Starts the helper; the failure when it cannot be.
     private func start() -> ExtractionFailure? {
         guard let executable = Self.executable else {
-            return .unavailable("the helper process (the docent executable) was not found; set DOCENT_HELPER")
+            return .unavailable("the helper process (the docent-engine executable) was not found; set DOCENT_HELPER")
         }
         var ends: [Int32] = [-1, -1]
         guard socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &ends) == 0 else {
@@ -123,13 +123,13 @@ final class ExtractionHelper {
         self.process = nil
     }
 
-    /// The `docent` executable: `$DOCENT_HELPER`, this process when it is `docent`, or the
-    /// `docent` beside this executable (a benchmark's, a test bundle's).
+    /// The `docent-engine` executable, which serves `_extract`: `$DOCENT_HELPER`, this process
+    /// when it is `docent-engine`, or the one beside this executable (a benchmark's, a test bundle's).
     static let executable: String? = {
         if let set = ProcessInfo.processInfo.environment["DOCENT_HELPER"], !set.isEmpty { return set }
         let own = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
-        if (own as NSString).lastPathComponent == "docent" { return own }
-        let beside = ((own as NSString).deletingLastPathComponent as NSString).appendingPathComponent("docent")
+        if (own as NSString).lastPathComponent == "docent-engine" { return own }
+        let beside = ((own as NSString).deletingLastPathComponent as NSString).appendingPathComponent("docent-engine")
         return FileManager.default.isExecutableFile(atPath: beside) ? beside : nil
     }()
 }

@@ -3,14 +3,24 @@ import GRDB
 
 extension FileIndex {
     /// Inserts or replaces `files` in one transaction.
+    ///
+    /// The statements run grouped — old texts out of FTS5, then rows, then stored texts, then
+    /// FTS5 inserts — because FTS5 writes its pending terms out as a new segment whenever a
+    /// statement opens a savepoint (an upsert with RETURNING does): interleaved per row, every
+    /// file became a segment of its own and the merging cost more than the indexing.
     public func upsert(_ files: [IndexedFile]) throws(IndexError) {
+        // The last row for a path wins (FTS5 must not be given one rowid twice).
+        var last: [[UInt8]: Int] = [:]
+        for (i, file) in files.enumerated() { last[file.path] = i }
+        let files = files.enumerated().filter { last[$0.element.path] == $0.offset }.map(\.element)
         // Compression and identifier splitting happen before the write lock is taken.
-        let stored = files.map { file in
-            (body: StoredText.deflate(file.text), parts: IdentifierParts.split(file.name + "\n" + file.text))
-        }
+        let parts = files.map { IdentifierParts.split($0.name + "\n" + $0.text) }
+        let stored = zip(files, parts).map { (body: StoredText.deflate($0.text), parts: StoredText.deflate($1)) }
         try write { db in
-            let now = Date().timeIntervalSince1970
             let existing = try db.cachedStatement(sql: "SELECT id FROM files WHERE path = ?")
+            var old: [Int64] = []
+            for file in files { if let id = try Int64.fetchOne(existing, arguments: [Data(file.path)]) { old.append(id) } }
+            try Self.unindexTexts(db, ids: old)
             let upsert = try db.cachedStatement(sql: """
                 INSERT INTO files (path, parent, name, device, inode, size, modified, changed, contentType,
                                    documentType, title, metadata, evidence, errorKind, errorMessage, indexedAt)
@@ -24,19 +34,36 @@ extension FileIndex {
                     errorMessage = excluded.errorMessage, indexedAt = excluded.indexedAt
                 RETURNING id
                 """)
-            let text = try db.cachedStatement(sql: "INSERT OR REPLACE INTO texts (id, body, parts) VALUES (?, ?, ?)")
-            let fts = try db.cachedStatement(sql: "INSERT INTO files_fts (rowid, name, title, body, meta, parts) VALUES (?, ?, ?, ?, ?, ?)")
-            for (file, stored) in zip(files, stored) {
-                let path = Data(file.path)
-                // The old text leaves the full-text index under its old values, before they change.
-                if let old = try Int64.fetchOne(existing, arguments: [path]) { try Self.unindexText(db, id: old) }
-                let id = try Int64.fetchOne(upsert, arguments: [
-                    path, Data(file.parent), file.name, file.device, file.inode, file.size, file.modified,
+            let now = Date().timeIntervalSince1970
+            let ids = try files.map { file in
+                try Int64.fetchOne(upsert, arguments: [
+                    Data(file.path), Data(file.parent), file.name, file.device, file.inode, file.size, file.modified,
                     file.changed, file.contentType, file.documentType, file.title, file.metadata, file.evidence,
                     file.errorKind, file.errorMessage, now,
                 ])!
-                try text.execute(arguments: [id, stored.body, StoredText.deflate(stored.parts)])
-                try fts.execute(arguments: [id, file.name, file.title ?? "", file.text, file.metadata ?? "", stored.parts])
+            }
+            let text = try db.cachedStatement(sql: "INSERT OR REPLACE INTO texts (id, body, parts) VALUES (?, ?, ?)")
+            for (id, stored) in zip(ids, stored) { try text.execute(arguments: [id, stored.body, stored.parts]) }
+            let fts = try db.cachedStatement(sql: "INSERT INTO files_fts (rowid, name, title, body, meta, parts) VALUES (?, ?, ?, ?, ?, ?)")
+            for (i, file) in files.enumerated() {
+                try fts.execute(arguments: [ids[i], file.name, file.title ?? "", file.text, file.metadata ?? "", parts[i]])
+            }
+        }
+    }
+
+    /// Takes the texts of rows `ids` out of the full-text index, as `unindexText` does, with
+    /// plain VALUES statements (no savepoints: see `upsert`).
+    static func unindexTexts(_ db: Database, ids: [Int64]) throws {
+        let delete = try db.cachedStatement(sql: """
+            INSERT INTO files_fts (files_fts, rowid, name, title, body, meta, parts) VALUES ('delete', ?, ?, ?, ?, ?, ?)
+            """)
+        for chunk in stride(from: 0, to: ids.count, by: 500).map({ ids[$0..<min($0 + 500, ids.count)] }) {
+            let placeholders = Array(repeating: "?", count: chunk.count).joined(separator: ", ")
+            let rows = try Row.fetchAll(db, sql: "SELECT id, name, title, body, meta, parts FROM files_text WHERE id IN (\(placeholders))",
+                                        arguments: StatementArguments(Array(chunk)))
+            for row in rows {
+                try delete.execute(arguments: [row["id"] as Int64, row["name"] as String, row["title"] as String, row["body"] as String,
+                                               row["meta"] as String, row["parts"] as String])
             }
         }
     }

@@ -19,6 +19,9 @@ public final class FileIndex: Sendable {
         configuration.busyMode = .timeout(10)
         configuration.prepareDatabase { db in
             try db.execute(sql: "PRAGMA synchronous = NORMAL")
+            // A checkpoint leaves the write-ahead log at most this long (a cold index writes
+            // hundreds of MB through it).
+            try db.execute(sql: "PRAGMA journal_size_limit = 67108864")
             db.add(function: StoredText.inflateFunction)
             db.add(function: StoredText.deflateFunction)
             let rc = docent_register_snippet(UnsafeMutableRawPointer(db.sqliteConnection))
@@ -36,7 +39,10 @@ public final class FileIndex: Sendable {
             let superseded = try pool.read { try migrator.hasBeenSuperseded($0) }
             if superseded { throw IndexError.newerSchema(path: path) }
             do {
+                let before = try pool.read { try migrator.appliedIdentifiers($0) }
                 try migrator.migrate(pool)
+                // v3 moved the text out of FTS5: give the pages it left back to the file system.
+                if !before.isEmpty, !before.contains("v3") { try pool.writeWithoutTransaction { try $0.execute(sql: "VACUUM") } }
             } catch {
                 // Two processes opening a new index at once both see it unmigrated; the one that
                 // loses the race fails on the other's tables. The winner's migration committed

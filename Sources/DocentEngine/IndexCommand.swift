@@ -1,3 +1,4 @@
+import DocentCLI
 import ArgumentParser
 import ContentTypes
 import Engine
@@ -6,19 +7,6 @@ import Index
 import FileAccess
 import Rendering
 import SystemPackage
-
-/// Where the index lives, for every command that uses it.
-struct IndexLocation: ParsableArguments {
-    @Option(name: .customLong("index"), help: "The index database (default: $XDG_DATA_HOME/docent/index.sqlite).")
-    var path: String?
-
-    var resolved: String { path ?? FileIndex.defaultPath() }
-
-    /// Opens the index; a damaged or newer index is a clear error (exit 2).
-    func open() throws -> FileIndex {
-        do { return try FileIndex(path: resolved) } catch { throw CommandFailure("\(error)") }
-    }
-}
 
 /// `docent index [ROOT...]`: brings the index in line with the files under the roots.
 struct IndexCommand: ParsableCommand {
@@ -119,14 +107,5 @@ extension Settings {
     /// The settings for a command; a broken user file is a clear error (exit 2).
     static func loadForCommand() throws -> Settings {
         do { return try Settings.load() } catch { throw CommandFailure("\(error)") }
-    }
-}
-
-enum Paths {
-    /// `path` made absolute against the working directory, `.` and `..` resolved lexically.
-    static func absolute(_ path: String) -> FilePath {
-        var result = FilePath(path)
-        if !result.isAbsolute { result = FilePath(FileManager.default.currentDirectoryPath).pushing(result) }
-        return result.lexicallyNormalized()
     }
 }

@@ -1,3 +1,4 @@
+import DocentCLI
 import Engine
 import Foundation
 import Logging

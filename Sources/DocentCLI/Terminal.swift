@@ -5,10 +5,10 @@ import Glibc
 #endif
 
 /// The terminal the user is looking at, if any.
-enum Terminal {
+package enum Terminal {
     /// Its width in columns (`TIOCGWINSZ` on standard output, else standard error, else
     /// `$COLUMNS`, else 80).
-    static var columns: Int {
+    package static var columns: Int {
         var size = winsize()
         for descriptor in [STDOUT_FILENO, STDERR_FILENO] where ioctl(descriptor, UInt(TIOCGWINSZ), &size) == 0 && size.ws_col > 0 {
             return Int(size.ws_col)
@@ -17,11 +17,11 @@ enum Terminal {
     }
 
     /// Whether standard error is a terminal (for progress lines).
-    static let standardErrorIsTerminal = isatty(STDERR_FILENO) == 1
+    package static let standardErrorIsTerminal = isatty(STDERR_FILENO) == 1
 
     /// Replaces the status line on standard error; text from files is shown safely and
     /// cut to the width, keeping its end (a path's end says the most).
-    static func status(_ text: String) {
+    package static func status(_ text: String) {
         let safe = text.terminalSafe
         let width = max(10, columns - 1)
         let shown = safe.count > width ? "…" + safe.suffix(width - 1) : safe
@@ -29,5 +29,5 @@ enum Terminal {
     }
 
     /// Whether `NO_COLOR` asks for no colour (https://no-color.org: set and not empty).
-    static var noColor: Bool { !(ProcessInfo.processInfo.environment["NO_COLOR"] ?? "").isEmpty }
+    package static var noColor: Bool { !(ProcessInfo.processInfo.environment["NO_COLOR"] ?? "").isEmpty }
 }

@@ -4,23 +4,23 @@ import Glibc
 #endif
 
 /// Writing to standard output and standard error; a closed pipe ends the program quietly.
-enum Output {
+package enum Output {
     /// Whether standard output is a terminal.
-    static let isTerminal = isatty(STDOUT_FILENO) == 1
+    package static let isTerminal = isatty(STDOUT_FILENO) == 1
 
     /// Writes `text` and a newline.
-    static func line(_ text: String) {
+    package static func line(_ text: String) {
         write(text + "\n")
     }
 
     /// Writes `text` as it is.
-    static func write(_ text: String) {
+    package static func write(_ text: String) {
         var text = text
         text.withUTF8 { write($0) }
     }
 
     /// Writes `data` as it is.
-    static func write(_ data: Data) {
+    package static func write(_ data: Data) {
         data.withUnsafeBytes { write($0.bindMemory(to: UInt8.self)) }
     }
 
@@ -36,18 +36,18 @@ enum Output {
         }
     }
 
-    static func error(_ text: String) { note(text) }
+    package static func error(_ text: String) { note(text) }
 
-    static func note(_ text: String) {
+    package static func note(_ text: String) {
         FileHandle.standardError.write(Data(("docent: " + text + "\n").utf8))
     }
 
-    static func warning(_ text: String) {
+    package static func warning(_ text: String) {
         FileHandle.standardError.write(Data(("docent: warning: " + text + "\n").utf8))
     }
 
     /// One JSON object on one line, keys sorted so output is stable.
-    static func json(_ object: [String: Any]) {
+    package static func json(_ object: [String: Any]) {
         guard let data = try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes]) else {
             return
         }
@@ -55,5 +55,5 @@ enum Output {
     }
 
     /// Ignore SIGPIPE so a closed pipe surfaces as EPIPE, handled in `line`.
-    static func ignoreSIGPIPE() { signal(SIGPIPE, SIG_IGN) }
+    package static func ignoreSIGPIPE() { signal(SIGPIPE, SIG_IGN) }
 }

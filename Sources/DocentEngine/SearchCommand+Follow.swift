@@ -1,3 +1,4 @@
+import DocentCLI
 import Dispatch
 import Engine
 import Foundation

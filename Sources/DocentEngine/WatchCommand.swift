@@ -1,3 +1,4 @@
+import DocentCLI
 import ArgumentParser
 import Dispatch
 import Engine

@@ -1,5 +1,6 @@
 import ArgumentParser
 import ContentTypes
+import DocentCLI
 import Engine
 #if canImport(Glibc)
 import Glibc
@@ -27,28 +28,8 @@ enum Main {
         if CommandLine.arguments.count == 4, CommandLine.arguments[1] == "_extract", let memory = Int(CommandLine.arguments[3]) {
             ExtractionServer.serve(memoryBytes: memory)
         }
-        do {
-            var command = try Docent.parseAsRoot()
-            if var command = command as? any AsyncParsableCommand {
-                try await command.run()
-            } else {
-                try command.run()
-            }
-        } catch let exit as ExitCode {
-            Glibc.exit(exit.rawValue)  // a command's own status (search: 1 when nothing matched)
-        } catch let failure as CommandFailure {
-            Output.error(failure.message)
-            Glibc.exit(2)
-        } catch {
-            let code = Docent.exitCode(for: error)
-            if code == .success {
-                Docent.exit(withError: error)  // --help, --version
-            }
-            let message = Docent.fullMessage(for: error)
-            if !message.isEmpty { Output.error(message) }
-            // Usage errors (ArgumentParser's 64) and runtime failures both exit 2, as the CLI promises.
-            Glibc.exit(code == .failure || code == .validationFailure ? 2 : code.rawValue)
-        }
+        SearchCommand.following = { command, request, index in try command.follow(request, in: index) }
+        await CommandLineRunner.run(Docent.self)
     }
 }
 
@@ -57,11 +38,4 @@ func reportDiagnostics(_ registry: UTTypeRegistry) {
     for diagnostic in registry.diagnostics {
         Output.warning(diagnostic.description)
     }
-}
-
-/// A command could not do what was asked (a missing file, a type it cannot export): the
-/// message says why, and the exit status is 2, without a usage summary.
-struct CommandFailure: Error {
-    let message: String
-    init(_ message: String) { self.message = message }
 }

@@ -1,3 +1,4 @@
+import DocentCLI
 import Foundation
 import ArgumentParser
 import Classifier

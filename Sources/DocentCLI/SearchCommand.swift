@@ -7,8 +7,8 @@ import Rendering
 import SystemPackage
 
 /// `docent search QUERY`: ranked hits from the index.
-struct SearchCommand: ParsableCommand {
-    static let configuration = CommandConfiguration(
+package struct SearchCommand: ParsableCommand {
+    package static let configuration = CommandConfiguration(
         commandName: "search",
         abstract: "Search the index.",
         discussion: """
@@ -21,38 +21,47 @@ struct SearchCommand: ParsableCommand {
 
     // Unrecognized dashes belong to the query, so `docent search -draft type:text` works.
     @Argument(parsing: .allUnrecognized, help: "The query (several arguments are joined with spaces; -word excludes).")
-    var query: [String] = []
+    package var query: [String] = []
 
     @OptionGroup var location: IndexLocation
 
     @Option(help: "The most hits to show.")
-    var limit = 20
+    package var limit = 20
 
     @Flag(help: "One JSON object per hit per line: path, contentType, title, score, snippet.")
-    var json = false
+    package var json = false
 
     @Flag(help: "Paths only, one per line.")
-    var files = false
+    package var files = false
 
     @Flag(name: [.customShort("0"), .customLong("print0")], help: "Paths only, each followed by a NUL byte (for xargs -0).")
-    var print0 = false
+    package var print0 = false
 
-    func validate() throws {
+    package func validate() throws {
         if limit < 1 { throw ValidationError("--limit must be at least 1.") }
         if query.isEmpty { throw ValidationError("give a query, such as `docent search invoice type:pdf`.") }
     }
 
     @Flag(help: "After the results, print a line for each file that starts or stops matching as files change (+ path, - path; JSON objects with an \"event\" key under --json), until interrupted.")
-    var follow = false
+    package var follow = false
 
-    func run() throws {
+    /// How `--follow` runs, set by docent-engine, which has the watcher (`docent` hands such
+    /// searches to it). Set once at start-up, before any command runs.
+    nonisolated(unsafe) package static var following: ((SearchCommand, SearchRequest, FileIndex) throws -> Void)?
+
+    package init() {}
+
+    package func run() throws {
         Output.ignoreSIGPIPE()
         guard FileManager.default.fileExists(atPath: location.resolved) else {
             throw CommandFailure("there is no index at \(location.resolved) yet: run `docent index DIRECTORY` first")
         }
         let index = try location.open()
         let request = try makeRequest()
-        if follow { return try follow(request, in: index) }
+        if follow {
+            guard let following = Self.following else { throw CommandFailure("--follow is run by docent-engine") }
+            return try following(self, request, index)
+        }
         let hits: [SearchHit]
         do { hits = try index.search(request) } catch { throw CommandFailure("\(error)") }
         for hit in hits { show(hit, event: nil) }
@@ -90,7 +99,7 @@ struct SearchCommand: ParsableCommand {
     }
 
     /// Prints one hit in the chosen form; `event` tags JSON objects under --follow.
-    func show(_ hit: SearchHit, event: String?) {
+    package func show(_ hit: SearchHit, event: String?) {
         if print0 {
             Output.write(Data(hit.path + [0]))
         } else if files {
@@ -104,11 +113,11 @@ struct SearchCommand: ParsableCommand {
 }
 
 /// A hit as `--json` prints it.
-struct HitJSON: Encodable {
-    let path: String, contentType: String, title: String?, score: Double, snippet: String
+package struct HitJSON: Encodable {
+    package let path: String, contentType: String, title: String?, score: Double, snippet: String
     /// Under --follow: "match" (the first results), "added".
-    let event: String?
-    init(_ hit: SearchHit, event: String? = nil) {
+    package let event: String?
+    package init(_ hit: SearchHit, event: String? = nil) {
         self.event = event
         path = hit.displayPath
         contentType = hit.contentType
@@ -118,8 +127,8 @@ struct HitJSON: Encodable {
     }
 }
 
-enum HitFormat {
-    static func text(_ hit: SearchHit, terminal: Bool) -> String {
+package enum HitFormat {
+    package static func text(_ hit: SearchHit, terminal: Bool) -> String {
         let (open, close) = terminal ? ("\u{1B}[1m", "\u{1B}[0m") : ("[", "]")
         // Make the file's text safe piece by piece, so the match markers survive as ours.
         let snippet = hit.snippet.split(separator: SearchHit.matchStart, omittingEmptySubsequences: false).enumerated()
@@ -138,8 +147,8 @@ enum HitFormat {
 }
 
 /// Short type names for `type:`.
-enum TypeNames {
-    static let shortNames: [String: String] = [
+package enum TypeNames {
+    package static let shortNames: [String: String] = [
         "pdf": "com.adobe.pdf", "image": "public.image", "text": "public.text", "source": "public.source-code",
         "code": "public.source-code", "markdown": "net.daringfireball.markdown", "html": "public.html", "json": "public.json",
         "xml": "public.xml", "csv": "public.comma-separated-values-text", "audio": "public.audio", "video": "public.movie",
@@ -149,7 +158,7 @@ enum TypeNames {
     ]
 
     /// The identifiers of `name`'s type and every type that conforms to it.
-    static func expand(_ name: String, in registry: UTTypeRegistry) throws -> Set<String> {
+    package static func expand(_ name: String, in registry: UTTypeRegistry) throws -> Set<String> {
         let identifier = shortNames[name.lowercased()] ?? name
         guard let type = registry.type(identifier: identifier) ?? (name.contains("/") ? registry.type(mimeType: name) : nil)
             ?? registry.types(filenameExtension: name).first

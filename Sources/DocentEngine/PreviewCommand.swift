@@ -1,3 +1,4 @@
+import DocentCLI
 import ArgumentParser
 import ContentTypes
 import DocumentModel

@@ -1,0 +1,50 @@
+import ArgumentParser
+import DocentCLI
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// `docent`: searches run here; every other command is handed to `docent-engine`, installed
+/// beside it.
+///
+/// The split is for speed: a search needs SQLite and little else, while the engine links
+/// libmagic, poppler (with cairo, NSS and the rest), GMime, TagLib, libexif, libarchive,
+/// libxml2 and cmark — loading and relocating those ~80 libraries took about 25 ms of every
+/// `docent search` process, more than the search itself.
+@main
+enum Front {
+    static func main() async {
+        let arguments = Array(CommandLine.arguments.dropFirst())
+        if arguments.first == "search", !arguments.contains(where: { ["--follow", "--help", "-h"].contains($0) }) {
+            await CommandLineRunner.run(SearchOnly.self, arguments: arguments)
+        }
+        Engine.exec(CommandLine.arguments)
+    }
+}
+
+/// The commands this executable runs itself.
+struct SearchOnly: ParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "docent", subcommands: [SearchCommand.self])
+}
+
+enum Engine {
+    /// Replaces this process with `docent-engine` beside it, with the same arguments.
+    static func exec(_ arguments: [String]) -> Never {
+        let engine = Self.path()
+        let argv = arguments.map { strdup($0) } + [nil]
+        execv(engine, argv)
+        let message = "docent: cannot run \(engine): \(String(cString: strerror(errno)))\n"
+        _ = message.withCString { write(STDERR_FILENO, $0, strlen($0)) }
+        exit(2)
+    }
+
+    /// `docent-engine` in this executable's directory.
+    static func path() -> String {
+        var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+        let length = readlink("/proc/self/exe", &buffer, buffer.count - 1)
+        guard length > 0 else { return "docent-engine" }
+        let own = String(decoding: buffer[..<length].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        guard let slash = own.lastIndex(of: "/") else { return "docent-engine" }
+        return own[..<slash] + "/docent-engine"
+    }
+}
