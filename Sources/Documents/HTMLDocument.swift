@@ -3,8 +3,8 @@ import ContentTypes
 import DocumentModel
 import Foundation
 
-/// HTML, parsed by libxml2's forgiving HTML parser: title, text without markup, headings
-/// and link count.
+/// HTML, parsed by libxml2's forgiving HTML parser (as a stream: see `HTMLText`): title, text
+/// without markup, headings and link count.
 public struct HTMLDocument: FileDocument, DocumentMetadataProviding {
     public static var readableContentTypes: [UTType] { [.html] }
     public static var writableContentTypes: [UTType] { [.plainText] }
@@ -39,78 +39,12 @@ public struct HTMLDocument: FileDocument, DocumentMetadataProviding {
             (title, text, linkCount, headings, language) = (nil, "", 0, [], nil)
             return
         }
-        LibXML.initialize()
-        let options = Int32(HTML_PARSE_RECOVER.rawValue | HTML_PARSE_NOERROR.rawValue | HTML_PARSE_NOWARNING.rawValue
-                            | HTML_PARSE_NONET.rawValue | HTML_PARSE_COMPACT.rawValue)
-        let document = data.withUnsafeBytes { raw in
-            htmlReadMemory(raw.baseAddress?.assumingMemoryBound(to: CChar.self), Int32(min(raw.count, Int(Int32.max))),
-                           nil, nil, options)
-        }
-        guard let document else { throw DocumentReadError(LibXML.lastError() ?? "not HTML") }
-        defer { xmlFreeDoc(document) }
-
-        var title: String?, language: String?
-        var lines: [String] = [], line = ""
-        var links = 0
-        var headings: [(Int, String)] = []
-        func endLine() {
-            let collapsed = line.collapsingWhitespace
-            if !collapsed.isEmpty { lines.append(collapsed) }
-            line = ""
-        }
-        // An iterative walk over the tree: parent and sibling pointers, no recursion.
-        var node = xmlDocGetRootElement(document)
-        while let current = node {
-            var descend = true
-            let element = current.pointee.type == XML_ELEMENT_NODE
-            let name = element ? (LibXML.string(current.pointee.name)?.lowercased() ?? "") : ""
-            if element {
-                if name == "title", title == nil {
-                    title = Self.textContent(current)?.collapsingWhitespace
-                }
-                if name == "html", let lang = Self.attribute(current, "lang") { language = lang }
-                if name == "a", xmlHasProp(current, "href") != nil { links += 1 }
-                if name.count == 2, name.first == "h", let level = Int(name.dropFirst()), (1...6).contains(level) {
-                    if let text = Self.textContent(current)?.collapsingWhitespace, !text.isEmpty { headings.append((level, text)) }
-                }
-                if Self.hidden.contains(name) { descend = false }
-                if Self.blocks.contains(name) { endLine() }
-            } else if current.pointee.type == XML_TEXT_NODE || current.pointee.type == XML_CDATA_SECTION_NODE {
-                line += LibXML.string(current.pointee.content) ?? ""
-            }
-            if descend, let child = current.pointee.children {
-                node = child
-                continue
-            }
-            // Next sibling, or the nearest ancestor's next sibling.
-            var cursor: UnsafeMutablePointer<xmlNode>? = current
-            node = nil
-            while let at = cursor {
-                if at.pointee.type == XML_ELEMENT_NODE,
-                   let n = LibXML.string(at.pointee.name)?.lowercased(), Self.blocks.contains(n) { endLine() }
-                if let next = at.pointee.next { node = next; break }
-                let parent = at.pointee.parent
-                cursor = parent.flatMap { $0.pointee.type == XML_ELEMENT_NODE ? $0 : nil }
-            }
-        }
-        endLine()
-        self.title = title.flatMap { $0.isEmpty ? nil : $0 } ?? headings.first?.1
-        self.text = lines.joined(separator: "\n")
-        self.linkCount = links
-        self.headings = headings
-        self.language = language
-    }
-
-    static func textContent(_ node: UnsafeMutablePointer<xmlNode>) -> String? {
-        guard let content = xmlNodeGetContent(node) else { return nil }
-        defer { docent_xml_free(content) }
-        return LibXML.string(content)
-    }
-
-    static func attribute(_ node: UnsafeMutablePointer<xmlNode>, _ name: String) -> String? {
-        guard let value = xmlGetProp(node, name) else { return nil }
-        defer { docent_xml_free(value) }
-        return LibXML.string(value)
+        let text = try HTMLText.parse(data)
+        self.title = text.title.flatMap { $0.isEmpty ? nil : $0 } ?? text.headings.first?.1
+        self.text = text.lines.joined(separator: "\n")
+        self.linkCount = text.links
+        self.headings = text.headings
+        self.language = text.language
     }
 
     public var metadata: DocumentMetadata {

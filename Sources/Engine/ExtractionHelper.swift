@@ -68,10 +68,18 @@ final class ExtractionHelper {
             }
             return .failure(died())
         }
-        guard let reply = try? JSONDecoder().decode(ExtractionReply.self, from: answer) else {
+        guard var reply = try? JSONDecoder().decode(ExtractionReply.self, from: answer) else {
             shutDown(kill: true)
             return .failure(.unavailable("the helper's answer could not be read"))
         }
+        guard let text = Frame.read(from: socket, deadline: deadline) else {
+            if ContinuousClock.now >= deadline {
+                shutDown(kill: true)
+                return .failure(.timedOut(seconds: budget.seconds))
+            }
+            return .failure(died())
+        }
+        if reply.hasText { reply.extraction?.text = String(decoding: text, as: UTF8.self) }
         if reply.gone { return .success(nil) }
         if let extraction = reply.extraction { return .success(extraction) }
         return .failure(.unopenable(reply.error ?? "no document type could read it"))

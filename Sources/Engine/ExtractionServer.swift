@@ -25,6 +25,18 @@ struct ExtractionReply: Codable {
     var gone = false
     /// No document type could open it.
     var error: String?
+    /// Whether the extraction has a text, which follows in a frame of its own as raw UTF-8
+    /// (as a JSON string every character would be escaped and parsed: seconds on a corpus).
+    var hasText = false
+
+    /// The reply as its two frames: the JSON without the text, then the text's bytes.
+    func frames() throws -> (json: Data, text: Data) {
+        var reply = self
+        let text = reply.extraction?.text
+        reply.extraction?.text = nil
+        reply.hasText = text != nil
+        return (try JSONEncoder().encode(reply), Data((text ?? "").utf8))
+    }
 }
 
 /// The helper process's side: documents whose readers run on C parsers of untrusted formats
@@ -56,7 +68,8 @@ public enum ExtractionServer {
             } else {
                 reply.error = "a request the helper could not read"
             }
-            guard let data = try? JSONEncoder().encode(reply), Frame.write(data, to: STDOUT_FILENO) else { exit(1) }
+            guard let frames = try? reply.frames(), Frame.write(frames.json, to: STDOUT_FILENO),
+                  Frame.write(frames.text, to: STDOUT_FILENO) else { exit(1) }
         }
         exit(0)
     }
@@ -109,7 +122,7 @@ public enum ExtractionServer {
 }
 
 /// Length-prefixed messages between the indexer and its helper: a 4-byte little-endian
-/// length, then that many bytes of JSON.
+/// length, then that many bytes (JSON, or a text's UTF-8).
 enum Frame {
     static let largest = 256 << 20
 

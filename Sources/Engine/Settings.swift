@@ -12,7 +12,7 @@ public struct Settings: Sendable, Equatable {
     /// The most bytes of one file a document type reads.
     public var readBytes = 16 << 20
     /// The most text stored in the index for one file.
-    public var textBytes = 1 << 20
+    public var textBytes = 16 << 20
     /// The most bytes of one file a document type that runs in the helper process reads
     /// (PDFs and archives are often larger than text).
     public var documentReadBytes = 256 << 20

@@ -55,7 +55,7 @@ struct RecallConcurrencyTests {
         #expect(copied >= 300)
         let r = try Docent.run(["index", root], environment: env)
         #expect(r.status == 0, "\(r.stderr)")
-        // Files small enough to be indexed whole (the default text budget is 1 MiB).
+        // Files small enough to be indexed whole (the default text budget is 16 MiB).
         let plainText = try searchPaths("type:public.plain-text")
         #expect(plainText.count >= 200)
 

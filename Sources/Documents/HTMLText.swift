@@ -1,0 +1,111 @@
+import CLibXML2
+import Foundation
+
+/// What an HTML document says, gathered from libxml2's HTML parser as a stream of SAX events:
+/// no tree is built, so an 8 MB page costs its text, not the ~170 MB its DOM took.
+final class HTMLText {
+    var title: String?
+    var language: String?
+    var lines: [String] = []
+    var links = 0
+    var headings: [(Int, String)] = []
+
+    private var line = ""
+    /// Open elements at or under the outermost hidden one (script, style, head, …); 0 outside.
+    private var hiddenDepth = 0
+    /// The title's text while inside `<title>` (the first one only).
+    private var titleText: String?
+    /// The heading being read, while inside `<h1>`…`<h6>`.
+    private var heading: (level: Int, text: String)?
+
+    /// Parses `data` (complete or a head of a file) in 64 KiB chunks.
+    static func parse(_ data: Data) throws -> HTMLText {
+        LibXML.initialize()
+        let builder = HTMLText()
+        var sax = htmlSAXHandler()
+        sax.startElement = { context, name, attributes in
+            guard let context, let name else { return }
+            Unmanaged<HTMLText>.fromOpaque(context).takeUnretainedValue().start(String(cString: name).lowercased(), attributes)
+        }
+        sax.endElement = { context, name in
+            guard let context, let name else { return }
+            Unmanaged<HTMLText>.fromOpaque(context).takeUnretainedValue().end(String(cString: name).lowercased())
+        }
+        let characters: charactersSAXFunc = { context, bytes, count in
+            guard let context, let bytes, count > 0 else { return }
+            Unmanaged<HTMLText>.fromOpaque(context).takeUnretainedValue()
+                .characters(String(decoding: UnsafeBufferPointer(start: bytes, count: Int(count)), as: UTF8.self))
+        }
+        sax.characters = characters
+        sax.cdataBlock = characters
+        sax.ignorableWhitespace = characters
+        let context = Unmanaged.passUnretained(builder).toOpaque()
+        guard let parser = htmlCreatePushParserCtxt(&sax, context, nil, 0, nil, XML_CHAR_ENCODING_NONE) else {
+            throw DocumentReadError(LibXML.lastError() ?? "not HTML")
+        }
+        defer { htmlFreeParserCtxt(parser) }
+        _ = htmlCtxtUseOptions(parser, Int32(HTML_PARSE_RECOVER.rawValue | HTML_PARSE_NOERROR.rawValue
+                                             | HTML_PARSE_NOWARNING.rawValue | HTML_PARSE_NONET.rawValue))
+        data.withUnsafeBytes { raw in
+            guard let base = raw.baseAddress?.assumingMemoryBound(to: CChar.self) else { return }
+            var offset = 0
+            while offset < raw.count {
+                let count = min(65_536, raw.count - offset)
+                _ = htmlParseChunk(parser, base + offset, Int32(count), 0)
+                offset += count
+            }
+        }
+        _ = htmlParseChunk(parser, nil, 0, 1)
+        withExtendedLifetime(builder) {}
+        builder.endLine()
+        return builder
+    }
+
+    private func start(_ name: String, _ attributes: UnsafeMutablePointer<UnsafePointer<xmlChar>?>?) {
+        if name == "title", title == nil, titleText == nil { titleText = "" }
+        if name == "html", language == nil { language = Self.attribute("lang", in: attributes) }
+        if hiddenDepth > 0 { hiddenDepth += 1; return }
+        if HTMLDocument.hidden.contains(name) { hiddenDepth = 1; return }
+        if name == "a", Self.attribute("href", in: attributes) != nil { links += 1 }
+        if name.count == 2, name.first == "h", let level = Int(name.dropFirst()), (1...6).contains(level) { heading = (level, "") }
+        if HTMLDocument.blocks.contains(name) { endLine() }
+    }
+
+    private func end(_ name: String) {
+        if name == "title", let text = titleText {
+            title = text.collapsingWhitespace
+            titleText = nil
+        }
+        if hiddenDepth > 0 { hiddenDepth -= 1; return }
+        if let open = heading, name == "h\(open.level)" {
+            let text = open.text.collapsingWhitespace
+            if !text.isEmpty { headings.append((open.level, text)) }
+            heading = nil
+        }
+        if HTMLDocument.blocks.contains(name) { endLine() }
+    }
+
+    private func characters(_ text: String) {
+        if titleText != nil { titleText! += text }
+        guard hiddenDepth == 0 else { return }
+        line += text
+        if heading != nil { heading!.text += text }
+    }
+
+    fileprivate func endLine() {
+        let collapsed = line.collapsingWhitespace
+        if !collapsed.isEmpty { lines.append(collapsed) }
+        line = ""
+    }
+
+    /// The value of attribute `name` in a SAX attribute list (name, value, name, value, …, NULL).
+    private static func attribute(_ name: String, in attributes: UnsafeMutablePointer<UnsafePointer<xmlChar>?>?) -> String? {
+        guard var cursor = attributes else { return nil }
+        while let key = cursor.pointee {
+            let value = (cursor + 1).pointee
+            if String(cString: key).lowercased() == name { return value.map { String(cString: $0) } ?? "" }
+            cursor += 2
+        }
+        return nil
+    }
+}
