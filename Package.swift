@@ -73,6 +73,8 @@ let package = Package(
             name: "CTagLib",
             linkerSettings: [.linkedLibrary("tag")]
         ),
+        // glibc allocator settings for the engine (mallopt is not in Swift's Glibc module).
+        .target(name: "CMalloc"),
         // An FTS5 snippet function that tokenizes only up to the fragment it shows.
         .target(name: "CSnippet", dependencies: ["CSQLite"]),
         .target(
@@ -135,7 +137,7 @@ let package = Package(
             name: "docent-engine",
             dependencies: [
                 "ContentTypes", "Classifier", "Watcher", "FileAccess", "DocumentModel", "Documents",
-                "Rendering", "Engine", "Index", "DocentCLI",
+                "Rendering", "Engine", "Index", "DocentCLI", "CMalloc",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "SystemPackage", package: "swift-system"),

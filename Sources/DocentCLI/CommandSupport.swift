@@ -16,8 +16,8 @@ package struct IndexLocation: ParsableArguments {
     package var resolved: String { path ?? FileIndex.defaultPath() }
 
     /// Opens the index; a damaged or newer index is a clear error (exit 2).
-    package func open() throws -> FileIndex {
-        do { return try FileIndex(path: resolved) } catch { throw CommandFailure("\(error)") }
+    package func open(mappedReads: Bool = false) throws -> FileIndex {
+        do { return try FileIndex(path: resolved, mappedReads: mappedReads) } catch { throw CommandFailure("\(error)") }
     }
 }
 

@@ -56,7 +56,7 @@ package struct SearchCommand: ParsableCommand {
         guard FileManager.default.fileExists(atPath: location.resolved) else {
             throw CommandFailure("there is no index at \(location.resolved) yet: run `docent index DIRECTORY` first")
         }
-        let index = try location.open()
+        let index = try location.open(mappedReads: !follow)
         let request = try makeRequest()
         if follow {
             guard let following = Self.following else { throw CommandFailure("--follow is run by docent-engine") }

@@ -1,4 +1,5 @@
 import ArgumentParser
+import CMalloc
 import ContentTypes
 import DocentCLI
 import Engine
@@ -24,6 +25,7 @@ struct Docent: AsyncParsableCommand {
 @main
 enum Main {
     static func main() async {
+        docent_tune_malloc()
         // The helper process that opens risky documents for the indexer (not a user command).
         if CommandLine.arguments.count == 4, CommandLine.arguments[1] == "_extract", let memory = Int(CommandLine.arguments[3]) {
             ExtractionServer.serve(memoryBytes: memory)

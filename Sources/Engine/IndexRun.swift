@@ -157,7 +157,7 @@ final class RunState: Sendable {
 
     /// A batch is written once it holds this many rows or this much text.
     static let batchRows = 256
-    static let batchBytes = 8 << 20
+    static let batchBytes = 4 << 20
 
     init(progress: (@Sendable (IndexProgress) -> Void)?, start: ContinuousClock.Instant) {
         self.progress = progress

@@ -13,7 +13,10 @@ public final class FileIndex: Sendable {
     ///
     /// - Throws: `IndexError.newerSchema` when a newer Docent made the index, and
     ///   `IndexError.cannotOpen` with SQLite's message otherwise.
-    public init(path: String) throws(IndexError) {
+    /// `mappedReads` reads pages through a memory mapping rather than a read() each: faster
+    /// for a search, which visits thousands, but every page touched then counts as the
+    /// process's resident memory — so the indexer and the watcher do without.
+    public init(path: String, mappedReads: Bool = false) throws(IndexError) {
         self.path = path
         var configuration = Configuration()
         configuration.busyMode = .timeout(10)
@@ -22,8 +25,7 @@ public final class FileIndex: Sendable {
             // A checkpoint leaves the write-ahead log at most this long (a cold index writes
             // hundreds of MB through it).
             try db.execute(sql: "PRAGMA journal_size_limit = 67108864")
-            // Pages read through a mapping rather than a read() each (a ranked search visits thousands).
-            try db.execute(sql: "PRAGMA mmap_size = 1073741824")
+            if mappedReads { try db.execute(sql: "PRAGMA mmap_size = 1073741824") }
             db.add(function: StoredText.inflateFunction)
             db.add(function: StoredText.deflateFunction)
             let rc = docent_register_snippet(UnsafeMutableRawPointer(db.sqliteConnection))

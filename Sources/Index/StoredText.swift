@@ -16,15 +16,15 @@ enum StoredText {
         var text = text
         return text.withUTF8 { bytes -> Data in
             guard bytes.count >= smallest else { return Data([0]) + Data(bytes) }
+            // Compressed into scratch space as large as the worst case, then copied out at its
+            // own size: a Data shrunk in place keeps its whole allocation, and a batch holds hundreds.
             let capacity = ZSTD_compressBound(bytes.count)
-            var out = Data(count: 1 + capacity)
-            let written = out.withUnsafeMutableBytes { raw -> Int in
-                ZSTD_compress(raw.baseAddress! + 1, capacity, bytes.baseAddress, bytes.count, 1)
-            }
-            guard ZSTD_isError(written) == 0, written + 1 < bytes.count + 1 else { return Data([0]) + Data(bytes) }
-            out[0] = 1
-            out.count = 1 + written
-            return out
+            let scratch = UnsafeMutableRawPointer.allocate(byteCount: 1 + capacity, alignment: 1)
+            defer { scratch.deallocate() }
+            let written = ZSTD_compress(scratch + 1, capacity, bytes.baseAddress, bytes.count, 1)
+            guard ZSTD_isError(written) == 0, written < bytes.count else { return Data([0]) + Data(bytes) }
+            scratch.storeBytes(of: 1, as: UInt8.self)
+            return Data(bytes: scratch, count: 1 + written)
         }
     }
 
