@@ -34,15 +34,16 @@ struct IndexCommand: ParsableCommand {
         let settings = try Settings.loadForCommand()
         let index = try location.open()
         let paths = try Roots.resolve(roots, in: index, settings: settings, command: "index", keepMissing: false)
-        let registry = UTTypeRegistry.shared
-        reportDiagnostics(registry)
         let progress: (@Sendable (IndexProgress) -> Void)? = Terminal.standardErrorIsTerminal ? Self.showProgress : nil
         let summary: IndexSummary
+        let indexer = Indexer(index: index, settings: settings)
         do {
-            summary = try Indexer(index: index, types: registry, settings: settings).run(roots: paths, progress: progress)
+            summary = try indexer.run(roots: paths, progress: progress)
         } catch {
             throw CommandFailure("\(error)")
         }
+        // Declaration problems, when the types were needed at all (a run that read nothing never builds them).
+        if indexer.typesLoaded { reportDiagnostics(indexer.types) }
         if progress != nil { Terminal.status("") }
         if json {
             Output.line(JSONRenderer.encode(summary))

@@ -58,7 +58,7 @@ final class IndexRun {
     /// Crawls `root`, comparing each directory with its rows.
     func reconcile(root: FilePath) throws {
         var failure: (any Error)?
-        Crawler(exclusions: indexer.exclusions).walkDirectories(root, visit: { directory in
+        Crawler(exclusions: indexer.exclusions).walkDirectories(root, statusOfFiles: true, visit: { directory in
             guard failure == nil else { return }
             do { try reconcile(directory) } catch { failure = error }
         }, onError: { path, errno in
@@ -78,13 +78,13 @@ final class IndexRun {
         var known = try indexer.index.signatures(in: path)
         // Rows of subdirectories are the error rows of directories that could not be listed;
         // they are settled when those directories are visited.
-        for name in directory.subdirectories { known[directory.path.appending(name).bytes] = nil }
+        for name in directory.subdirectories { known[PathKey(directory.path.appending(name).bytes)] = nil }
         var newcomers: [(FilePath, FileStatus)] = []
-        for name in directory.files {
+        for (i, name) in directory.files.enumerated() {
             let file = directory.path.appending(name)
-            guard let status = try? FileStatus.lstat(file) else { continue }  // gone since readdir
+            guard let status = directory.fileStatuses[i] else { continue }  // gone since readdir
             summary.files += 1
-            if let signature = known.removeValue(forKey: file.bytes) {
+            if let signature = known.removeValue(forKey: PathKey(file.bytes)) {
                 if signature == status.signature {
                     summary.unchanged += 1
                     shared.done.add(1, ordering: .relaxed)
@@ -98,14 +98,14 @@ final class IndexRun {
         for (file, status) in newcomers {
             if indexHadRows, let old = try renamedFrom(status, to: file) {
                 try indexer.index.move(from: old, to: file.bytes)
-                known[old] = nil
+                known[PathKey(old)] = nil
                 summary.moved += 1
                 shared.done.add(1, ordering: .relaxed)
             } else {
                 enqueue(file)
             }
         }
-        removals += known.keys
+        removals += known.keys.map(\.bytes)
         if removals.count >= 10_000 {
             summary.removed += try indexer.index.remove(removals)
             removals.removeAll()

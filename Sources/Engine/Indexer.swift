@@ -48,7 +48,12 @@ public struct IndexProgress: Sendable {
 public final class Indexer: Sendable {
     public let index: FileIndex
     public let documents: DocumentRegistry
-    public let types: UTTypeRegistry
+    /// The content types, built on first use: a run that reads no file (nothing changed)
+    /// never parses the shared-mime-info database.
+    public var types: UTTypeRegistry { lazyTypes.value }
+    /// Whether `types` has been built.
+    public var typesLoaded: Bool { lazyTypes.isMade }
+    private let lazyTypes: Lazy<UTTypeRegistry>
     public let exclusions: Exclusions
     public let workers: Int
     public let readLimit: Int
@@ -57,11 +62,12 @@ public final class Indexer: Sendable {
     /// Helper processes for documents that run isolated.
     let helpers: HelperPool
 
-    public init(index: FileIndex, documents: DocumentRegistry = BuiltInDocuments.registry, types: UTTypeRegistry = .shared,
+    public init(index: FileIndex, documents: DocumentRegistry = BuiltInDocuments.registry,
+                types: @autoclosure @escaping @Sendable () -> UTTypeRegistry = .shared,
                 settings: Settings = .defaults(), workers: Int = ProcessInfo.processInfo.activeProcessorCount) {
         self.index = index
         self.documents = documents
-        self.types = types
+        self.lazyTypes = Lazy(types)
         self.exclusions = Exclusions(settings.exclude, paths: index.ownFiles + [PreviewCache.defaultDirectory()])
         self.workers = max(1, workers)
         self.readLimit = settings.readBytes
@@ -131,4 +137,23 @@ extension FileStatus {
 
 extension Duration {
     var seconds: Double { Double(components.seconds) + Double(components.attoseconds) / 1e18 }
+}
+
+/// A value made on first use, once, whichever thread asks first.
+final class Lazy<Value: Sendable>: Sendable {
+    private let make: @Sendable () -> Value
+    private let cell = Mutex<Value?>(nil)
+
+    init(_ make: @escaping @Sendable () -> Value) { self.make = make }
+
+    var value: Value {
+        cell.withLock { cell in
+            if let value = cell { return value }
+            let value = make()
+            cell = value
+            return value
+        }
+    }
+
+    var isMade: Bool { cell.withLock { $0 != nil } }
 }

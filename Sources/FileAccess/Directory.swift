@@ -10,14 +10,19 @@ public struct DirectoryEntry: Sendable {
     /// Whether the entry is a directory (from `d_type`, or `lstat` where the filesystem
     /// does not report types).
     public var isDirectory: Bool
+    /// The entry's `lstat` status, when asked for and the entry is not a directory (nil if
+    /// it vanished since `readdir`).
+    public var status: FileStatus?
 }
 
 /// Reading directories and links without following anything.
 public enum Directory {
-    /// Calls `body` for each entry of the directory at `path`, except `.` and `..`.
+    /// Calls `body` for each entry of the directory at `path`, except `.` and `..`; with
+    /// `statusOfFiles`, each entry that is not a directory comes with its status, taken
+    /// relative to the open directory (no path to build or walk per file).
     ///
-    /// The corresponding C functions are `opendir`, `readdir` and `lstat`.
-    public static func forEachEntry(of path: FilePath, _ body: (DirectoryEntry) -> Void) throws(Errno) {
+    /// The corresponding C functions are `opendir`, `readdir`, `fstatat` and `lstat`.
+    public static func forEachEntry(of path: FilePath, statusOfFiles: Bool = false, _ body: (DirectoryEntry) -> Void) throws(Errno) {
         guard let handle = path.withPlatformString({ opendir($0) }) else { throw Errno(rawValue: errno) }
         defer { closedir(handle) }
         while let entry = readdir(handle) {
@@ -37,7 +42,14 @@ public enum Directory {
                     type = Int32(DT_DIR)
                 }
             }
-            body(DirectoryEntry(name: component, isDirectory: type == Int32(DT_DIR)))
+            var status: FileStatus?
+            if statusOfFiles, type != Int32(DT_DIR) {
+                var st = stat()
+                if nameBytes.withUnsafeBufferPointer({ fstatat(dirfd(handle), $0.baseAddress!, &st, AT_SYMLINK_NOFOLLOW) }) == 0 {
+                    status = FileStatus(st)
+                }
+            }
+            body(DirectoryEntry(name: component, isDirectory: type == Int32(DT_DIR), status: status))
         }
     }
 

@@ -6,16 +6,16 @@ import GRDB
 extension FileIndex {
     /// The rows directly inside `directory`, and the row of `directory` itself (a directory
     /// that could not be read is recorded as a row with its error), keyed by path.
-    public func signatures(in directory: [UInt8]) throws(IndexError) -> [[UInt8]: FileSignature] {
+    public func signatures(in directory: [UInt8]) throws(IndexError) -> [PathKey: FileSignature] {
         try read { db in
-            var out: [[UInt8]: FileSignature] = [:]
+            var out: [PathKey: FileSignature] = [:]
             let statement = try db.cachedStatement(sql: """
                 SELECT path, device, inode, size, modified, changed FROM files WHERE parent = ? OR path = ?
                 """)
             let rows = try Row.fetchCursor(statement, arguments: [Data(directory), Data(directory)])
             while let row = try rows.next() {
                 let path: Data = row["path"]
-                out[[UInt8](path)] = Self.signature(row)
+                out[PathKey([UInt8](path))] = Self.signature(row)
             }
             return out
         }

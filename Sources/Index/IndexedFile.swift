@@ -81,3 +81,15 @@ public struct FileSignature: Sendable, Hashable, Codable {
         (self.device, self.inode, self.size, self.modified, self.changed) = (device, inode, size, modified, changed)
     }
 }
+
+/// A path's bytes as a dictionary key, hashed in one pass (an array of bytes hashes each
+/// byte with a call of its own, which a no-change re-index felt: a lookup per file).
+public struct PathKey: Hashable, Sendable {
+    public let bytes: [UInt8]
+
+    public init(_ bytes: [UInt8]) { self.bytes = bytes }
+
+    public func hash(into hasher: inout Hasher) {
+        bytes.withUnsafeBytes { hasher.combine(bytes: $0) }
+    }
+}

@@ -21,18 +21,19 @@ public struct Crawler: Sendable {
     /// parents before children) with its entries.
     ///
     /// The corresponding C functions are `opendir`, `readdir` and `lstat`.
-    public func walkDirectories(_ root: FilePath, visit: (CrawledDirectory) -> Void,
+    public func walkDirectories(_ root: FilePath, statusOfFiles: Bool = false, visit: (CrawledDirectory) -> Void,
                                 onError: (FilePath, Errno) -> Void = { _, _ in }) {
         var pending: [FilePath] = [root]
         while let path = pending.popLast() {
             var directory = CrawledDirectory(path: path)
             do {
-                try Directory.forEachEntry(of: path) { entry in
+                try Directory.forEachEntry(of: path, statusOfFiles: statusOfFiles) { entry in
                     guard !exclusions.excludes(entry.name, in: path) else { return }
                     if entry.isDirectory {
                         directory.subdirectories.append(entry.name)
                     } else {
                         directory.files.append(entry.name)
+                        if statusOfFiles { directory.fileStatuses.append(entry.status) }
                     }
                 }
             } catch {
@@ -69,5 +70,8 @@ public struct CrawledDirectory: Sendable {
     public var path: FilePath
     /// Entries that are not directories: regular files, links, FIFOs, sockets, devices.
     public var files: [FilePath.Component] = []
+    /// With `statusOfFiles`: each file's `lstat` status, in the order of `files` (nil for
+    /// one that vanished since `readdir`).
+    public var fileStatuses: [FileStatus?] = []
     public var subdirectories: [FilePath.Component] = []
 }
