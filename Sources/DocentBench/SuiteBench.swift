@@ -70,7 +70,9 @@ struct SuiteBench: ParsableCommand {
         let docent = DocentProcess(work: work + "/docent")
         let recoll = skipRecoll ? nil : RecollProcess(work: work + "/recoll", corpus: corpus)
         let recollFigures = try recoll.map { try $0.measure(coldRuns: recollRuns, runs: runs, searchRuns: searchRuns, log: log) }
-        if recoll == nil { report.notes.append("Recoll is not installed (recollindex): its column is empty.") }
+        if recoll == nil {
+            report.notes.append(skipRecoll ? "Recoll was left out (--skip-recoll)." : "Recoll is not installed (recollindex): its column is empty.")
+        }
         try measureIndexing(docent, floors: floors, recoll: recollFigures, into: &report)
         try measureSearch(docent, recoll: recollFigures, into: &report)
         if !skipLive { try measureLive(work: work + "/docent", into: &report) }
@@ -120,6 +122,7 @@ struct SuiteBench: ParsableCommand {
     func measureIndexing(_ docent: DocentProcess, floors: Floors, recoll: RecollFigures?, into report: inout SuiteReport) throws {
         var cold: [SpawnResult] = []
         var summary = ""
+        try FileManager.default.createDirectory(atPath: docent.work, withIntermediateDirectories: true)
         for run in 1...coldRuns {
             try? FileManager.default.removeItem(atPath: docent.work + "/data")
             let out = docent.work + "/index.json"
