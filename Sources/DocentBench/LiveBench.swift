@@ -125,7 +125,7 @@ struct LiveBench: ParsableCommand {
         try "edited: \(word) and a few more words\n".write(toFile: file, atomically: false, encoding: .utf8)
         var searchable: Double?, previewed: Double?
         while searchable == nil || previewed == nil {
-            if ContinuousClock.now - start > .seconds(30) { throw ValidationError("\(word) was not indexed within 30 s") }
+            if ContinuousClock.now - start > .seconds(30) { throw BenchError("\(word) was not indexed within 30 s") }
             if searchable == nil, try !index.search(request).isEmpty { searchable = (ContinuousClock.now - start).seconds }
             if previewed == nil, let data = FileManager.default.contents(atPath: entry), data.range(of: Data(word.utf8)) != nil {
                 previewed = (ContinuousClock.now - start).seconds
@@ -179,7 +179,7 @@ struct DocentProcess {
     func waitUntilWatching(_ watcher: Process) throws -> Double {
         let start = ContinuousClock.now
         while status()?.state != "watching" || status()?.pid != watcher.processIdentifier {
-            guard watcher.isRunning else { throw ValidationError("docent watch exited; see \(work)/watch.log") }
+            guard watcher.isRunning else { throw BenchError("docent watch exited; see \(work)/watch.log") }
             usleep(5_000)
         }
         return (ContinuousClock.now - start).seconds

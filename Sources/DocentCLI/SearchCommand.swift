@@ -57,7 +57,7 @@ package struct SearchCommand: ParsableCommand {
             throw CommandFailure("there is no index at \(location.resolved) yet: run `docent index DIRECTORY` first")
         }
         let index = try location.open(mappedReads: !follow)
-        let request = try makeRequest()
+        let request = try makeRequest(index)
         if follow {
             guard let following = Self.following else { throw CommandFailure("--follow is run by docent-engine") }
             return try following(self, request, index)
@@ -69,7 +69,7 @@ package struct SearchCommand: ParsableCommand {
     }
 
     /// The parsed query as a request; a syntax error or an unknown type is a usage error.
-    private func makeRequest() throws -> SearchRequest {
+    private func makeRequest(_ index: FileIndex) throws -> SearchRequest {
         let parsed: SearchQuery
         do {
             parsed = try SearchQuery.parse(query.joined(separator: " "))
@@ -77,17 +77,15 @@ package struct SearchCommand: ParsableCommand {
             throw CommandFailure(error.description)
         }
         var request = SearchRequest(match: parsed.match, limit: limit)
-        // Built only for type: filters (it reads the shared-mime-info database).
-        func registry() -> UTTypeRegistry { UTTypeRegistry.shared }
         if !parsed.types.isEmpty {
             var allowed: Set<String>?
             for name in parsed.types {
-                let expanded = try TypeNames.expand(name, in: registry())
+                let expanded = try TypeNames.expand(name, in: index)
                 allowed = allowed.map { $0.intersection(expanded) } ?? expanded
             }
             request.contentTypes = allowed
         }
-        for name in parsed.excludedTypes { request.excludedContentTypes.formUnion(try TypeNames.expand(name, in: registry())) }
+        for name in parsed.excludedTypes { request.excludedContentTypes.formUnion(try TypeNames.expand(name, in: index)) }
         request.excluded = parsed.excluded
         request.extensions = parsed.extensions
         request.excludedExtensions = parsed.excludedExtensions
@@ -156,6 +154,17 @@ package enum TypeNames {
         "document": "public.composite-content", "spreadsheet": "public.spreadsheet", "presentation": "public.presentation",
         "executable": "public.executable", "font": "public.font",
     ]
+
+    /// The identifiers of `name`'s type and every type that conforms to it: from the
+    /// conformance the index recorded when it can answer (an identifier or a short name), else
+    /// from the type registry (extensions, MIME types; it reads the shared-mime-info database).
+    package static func expand(_ name: String, in index: FileIndex) throws -> Set<String> {
+        let identifier = shortNames[name.lowercased()] ?? name
+        if !identifier.contains("/"), identifier.contains("."), let found = try? index.contentTypes(conformingTo: identifier) {
+            return found
+        }
+        return try expand(name, in: UTTypeRegistry.shared)
+    }
 
     /// The identifiers of `name`'s type and every type that conforms to it.
     package static func expand(_ name: String, in registry: UTTypeRegistry) throws -> Set<String> {

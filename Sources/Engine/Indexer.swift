@@ -92,12 +92,32 @@ public final class Indexer: Sendable {
         var summary = try run.finish(roots: failure == nil ? roots : [])
         if let failure { throw failure }
         for root in roots { try index.markIndexed(root.bytes) }
+        try recordTypeAncestry(refreshingAll: true)
         summary.seconds = (ContinuousClock.now - run.start).seconds
         return summary
     }
 }
 
 extension Indexer {
+    /// Records the conformance of the content types the index holds without it (`docent
+    /// search type:…` reads it); the type registry is built only if there are any. With
+    /// `refreshingAll`, when the registry was built anyway, every type's is recorded again
+    /// (a changed declaration takes effect at the next run that reads a file).
+    public func recordTypeAncestry(refreshingAll: Bool = false) throws {
+        let missing = refreshingAll && typesLoaded ? try index.contentTypes() : try index.contentTypesWithoutAncestry()
+        guard !missing.isEmpty else { return }
+        var ancestry: [String: [String]] = [:]
+        for identifier in missing {
+            // Dynamic types match only by their own identifier, as with the registry's subtypes.
+            if let type = types.type(identifier: identifier), !type.isDynamic {
+                ancestry[identifier] = [identifier] + type.orderedSupertypes.map(\.identifier)
+            } else {
+                ancestry[identifier] = [identifier]
+            }
+        }
+        try index.recordTypeAncestry(ancestry)
+    }
+
     /// When the readers differ from those that made the index (an upgraded Docent), marks
     /// the files they concern for reading again; returns how many were marked.
     @discardableResult

@@ -99,6 +99,7 @@ public final class LiveIndexer: Sendable {
         }
         let stored = rows.withLock { $0 }
         try indexer.index.upsert(stored)
+        try indexer.recordTypeAncestry()
         summary.read += stored.count
     }
 }

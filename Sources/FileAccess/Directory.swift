@@ -25,16 +25,21 @@ public enum Directory {
     public static func forEachEntry(of path: FilePath, statusOfFiles: Bool = false, _ body: (DirectoryEntry) -> Void) throws(Errno) {
         guard let handle = path.withPlatformString({ opendir($0) }) else { throw Errno(rawValue: errno) }
         defer { closedir(handle) }
+        // A record is only as long as its name (d_reclen), not sizeof(dirent): copying
+        // `entry.pointee` read past the end of the last record in libc's buffer, which crashed
+        // the crawl when that record ended at the edge of a page. Fields are read in place.
+        let nameOffset = MemoryLayout<dirent>.offset(of: \dirent.d_name)!
+        let typeOffset = MemoryLayout<dirent>.offset(of: \dirent.d_type)!
         while let entry = readdir(handle) {
-            let nameBytes = withUnsafeBytes(of: entry.pointee.d_name) { raw -> [CChar] in
-                let chars = raw.bindMemory(to: CChar.self)
-                let length = strnlen(chars.baseAddress!, chars.count)
-                return Array(chars[..<length]) + [0]
-            }
+            let record = UnsafeRawPointer(entry)
+            let nameBytes: [CChar] = {
+                let name = record.advanced(by: nameOffset).assumingMemoryBound(to: CChar.self)
+                return Array(UnsafeBufferPointer(start: name, count: strlen(name))) + [0]
+            }()
             if nameBytes == [46, 0] || nameBytes == [46, 46, 0] { continue }  // "." and ".."
             guard let component = nameBytes.withUnsafeBufferPointer({ FilePath.Component(platformString: $0.baseAddress!) })
             else { continue }
-            var type = Int32(entry.pointee.d_type)
+            var type = Int32(record.load(fromByteOffset: typeOffset, as: UInt8.self))
             if type == Int32(DT_UNKNOWN) {
                 var st = stat()
                 let child = path.appending(component)

@@ -76,6 +76,18 @@ extension FileIndex {
                 INSERT INTO files_fts (files_fts) VALUES ('rebuild');
                 """)
         }
+        migrator.registerMigration("v4") { db in
+            // Each content type the index holds, with every type it conforms to (itself
+            // included): `type:` filters are answered from here (see FileIndex+TypeAncestry).
+            try db.execute(sql: """
+                CREATE TABLE type_ancestry (
+                    type TEXT NOT NULL,
+                    ancestor TEXT NOT NULL,
+                    PRIMARY KEY (ancestor, type)
+                ) WITHOUT ROWID;
+                CREATE INDEX type_ancestry_type ON type_ancestry(type);
+                """)
+        }
         return migrator
     }
 }

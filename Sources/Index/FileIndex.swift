@@ -42,17 +42,26 @@ public final class FileIndex: Sendable {
             let migrator = Self.migrator
             let superseded = try pool.read { try migrator.hasBeenSuperseded($0) }
             if superseded { throw IndexError.newerSchema(path: path) }
-            do {
-                let before = try pool.read { try migrator.appliedIdentifiers($0) }
-                try migrator.migrate(pool)
-                // v3 moved the text out of FTS5: give the pages it left back to the file system.
-                if !before.isEmpty, !before.contains("v3") { try pool.writeWithoutTransaction { try $0.execute(sql: "VACUUM") } }
-            } catch {
-                // Two processes opening a new index at once both see it unmigrated; the one that
-                // loses the race fails on the other's tables. The winner's migration committed
-                // whole (the schema and its record in one transaction), so check and go on.
-                guard try pool.read({ try migrator.hasCompletedMigrations($0) }) else { throw error }
+            let before = try pool.read { try migrator.appliedIdentifiers($0) }
+            var attempt = 0
+            while true {
+                do {
+                    try migrator.migrate(pool)
+                    break
+                } catch {
+                    // Processes opening a new index at once each see migrations left to run;
+                    // the one that loses a race fails on the other's tables. Each migration
+                    // commits whole (its schema and its record in one transaction), so the
+                    // loser looks again: done, or the winner is still at it and it tries anew.
+                    if try pool.read({ try migrator.hasCompletedMigrations($0) }) { break }
+                    attempt += 1
+                    if attempt >= 50 { throw error }
+                    usleep(useconds_t(20_000 + Int.random(in: 0..<30_000)))
+                }
             }
+            // v3 moved the text out of FTS5: give the pages it left back to the file system.
+            // (Best effort: another process may hold the database; the pages are then reused instead.)
+            if !before.isEmpty, !before.contains("v3") { try? pool.writeWithoutTransaction { try $0.execute(sql: "VACUUM") } }
         } catch let error as IndexError {
             throw error
         } catch {

@@ -1,0 +1,44 @@
+import GRDB
+
+/// The conformance of the content types the index holds, recorded by the indexer, so a
+/// `type:` filter needs no type registry: building one (the shared-mime-info database, the
+/// declarations) took longer than the rest of a search process.
+extension FileIndex {
+    /// Records, for each content type in `ancestry`, the types it conforms to (itself
+    /// included), replacing what was recorded for it.
+    public func recordTypeAncestry(_ ancestry: [String: [String]]) throws(IndexError) {
+        guard !ancestry.isEmpty else { return }
+        try write { db in
+            let delete = try db.cachedStatement(sql: "DELETE FROM type_ancestry WHERE type = ?")
+            let insert = try db.cachedStatement(sql: "INSERT OR IGNORE INTO type_ancestry (type, ancestor) VALUES (?, ?)")
+            for (type, ancestors) in ancestry {
+                try delete.execute(arguments: [type])
+                for ancestor in Set(ancestors + [type]) { try insert.execute(arguments: [type, ancestor]) }
+            }
+        }
+    }
+
+    /// The content types held by some row whose conformance is not recorded.
+    public func contentTypesWithoutAncestry() throws(IndexError) -> [String] {
+        try read { db in
+            try String.fetchAll(db, sql: """
+                SELECT DISTINCT contentType FROM files
+                WHERE contentType NOT IN (SELECT type FROM type_ancestry)
+                """)
+        }
+    }
+
+    /// The content types in the index that conform to `identifier`; nil when that cannot be
+    /// answered from the index alone (a type whose conformance is not recorded, or an
+    /// identifier no recorded type conforms to — which may be a type with no files, or no type).
+    public func contentTypes(conformingTo identifier: String) throws(IndexError) -> Set<String>? {
+        try read { db in
+            let unrecorded = try Bool.fetchOne(db, sql: """
+                SELECT EXISTS (SELECT 1 FROM files WHERE contentType NOT IN (SELECT type FROM type_ancestry))
+                """) ?? true
+            guard !unrecorded else { return nil }
+            let types = try String.fetchAll(db, sql: "SELECT type FROM type_ancestry WHERE ancestor = ?", arguments: [identifier])
+            return types.isEmpty ? nil : Set(types)
+        }
+    }
+}
