@@ -2,7 +2,7 @@ import CZstd
 import Foundation
 import GRDB
 
-/// How the index stores a file's text: compressed with Zstandard at level 1 (about 3.5 times
+/// How the index stores a file's text: compressed with Zstandard at level 1 (about 3 times
 /// smaller on the benchmark corpus, at several hundred MB/s each way), read back through
 /// `docent_inflate` in the `files_text` view that FTS5 uses for snippets.
 ///
