@@ -17,11 +17,6 @@ enum Measure {
     /// Runs `command` with `/bin/sh -c`, standard output to `stdoutPath` (or /dev/null).
     @discardableResult
     static func shell(_ command: String, stdoutPath: String? = nil) throws -> Int32 {
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: "/bin/sh")
-        p.arguments = ["-c", command + " > " + (stdoutPath.map { "'\($0)'" } ?? "/dev/null") + " 2>/dev/null"]
-        try p.run()
-        p.waitUntilExit()
-        return p.terminationStatus
+        try Spawn.run(["/bin/sh", "-c", command], stdoutPath: stdoutPath).status
     }
 }
