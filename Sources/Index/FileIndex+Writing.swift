@@ -51,7 +51,7 @@ extension FileIndex {
         }
     }
 
-    /// Takes the texts of rows `ids` out of the full-text index, as `unindexText` does, with
+    /// Takes the texts of rows `ids` out of the full-text index (see `unindexText`), with
     /// plain VALUES statements (no savepoints: see `upsert`).
     static func unindexTexts(_ db: Database, ids: [Int64]) throws {
         let delete = try db.cachedStatement(sql: """
@@ -72,10 +72,7 @@ extension FileIndex {
     /// find a row's old terms itself: it is given them, from `files_text`, so this must run
     /// before the row's name, title, metadata or text change, or before the row goes.
     static func unindexText(_ db: Database, id: Int64) throws {
-        try db.cachedStatement(sql: """
-            INSERT INTO files_fts (files_fts, rowid, name, title, body, meta, parts)
-            SELECT 'delete', id, name, title, body, meta, parts FROM files_text WHERE id = ?
-            """).execute(arguments: [id])
+        try unindexTexts(db, ids: [id])
     }
 
     /// Removes the rows `condition` selects from `files`, with their text; returns how many.
