@@ -102,9 +102,15 @@ extension Indexer {
     /// Records the conformance of the content types the index holds without it (`docent
     /// search type:…` reads it); the type registry is built only if there are any. With
     /// `refreshingAll`, when the registry was built anyway, every type's is recorded again
-    /// (a changed declaration takes effect at the next run that reads a file).
-    public func recordTypeAncestry(refreshingAll: Bool = false) throws {
-        let missing = refreshingAll && typesLoaded ? try index.contentTypes() : try index.contentTypesWithoutAncestry()
+    /// (a changed declaration takes effect at the next run that reads a file). With `among`,
+    /// only those types are looked at (a live batch's: no scan of every row per batch).
+    public func recordTypeAncestry(refreshingAll: Bool = false, among candidates: Set<String>? = nil) throws {
+        let missing: [String]
+        if let candidates {
+            missing = Array(candidates.subtracting(try index.typesWithAncestry(among: candidates)))
+        } else {
+            missing = refreshingAll && typesLoaded ? try index.contentTypes() : try index.contentTypesWithoutAncestry()
+        }
         guard !missing.isEmpty else { return }
         var ancestry: [String: [String]] = [:]
         for identifier in missing {

@@ -99,7 +99,7 @@ public final class LiveIndexer: Sendable {
         }
         let stored = rows.withLock { $0 }
         try indexer.index.upsert(stored)
-        try indexer.recordTypeAncestry()
+        try indexer.recordTypeAncestry(among: Set(stored.map(\.contentType)))
         summary.read += stored.count
     }
 }

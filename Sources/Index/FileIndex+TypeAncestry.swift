@@ -28,6 +28,17 @@ extension FileIndex {
         }
     }
 
+    /// Which of `types` have their conformance recorded (an indexed lookup, for the few
+    /// types of one batch).
+    public func typesWithAncestry(among types: Set<String>) throws(IndexError) -> Set<String> {
+        guard !types.isEmpty else { return [] }
+        return try read { db in
+            let placeholders = Array(repeating: "?", count: types.count).joined(separator: ", ")
+            return Set(try String.fetchAll(db, sql: "SELECT DISTINCT type FROM type_ancestry WHERE type IN (\(placeholders))",
+                                           arguments: StatementArguments(Array(types))))
+        }
+    }
+
     /// The content types in the index that conform to `identifier`; nil when that cannot be
     /// answered from the index alone (a type whose conformance is not recorded, or an
     /// identifier no recorded type conforms to — which may be a type with no files, or no type).
