@@ -31,13 +31,20 @@ public final class PreviewRefresher {
     private let types: UTTypeRegistry
     /// Loaders by read limit (an entry is remade with the limit it was made with).
     private var loaders: [Int: DocumentLoader] = [:]
+    /// Helper processes by read limit, for the groups that run isolated: their C parsers
+    /// never run inside the watcher, whatever opens the file.
+    private var helpers: [Int: HelperPool] = [:]
+    /// The budgets isolated documents run under (the read limit is the entry's).
+    private let budget: DocumentBudget
     /// Every entry, read once per batch at most, and only when a tree changed.
     private var entries: [(path: FilePath, entry: FilePath)]?
 
-    public init(cache: PreviewCache, documents: DocumentRegistry = BuiltInDocuments.registry, types: UTTypeRegistry = .shared) {
+    public init(cache: PreviewCache, documents: DocumentRegistry = BuiltInDocuments.registry, types: UTTypeRegistry = .shared,
+                budget: DocumentBudget = Settings.defaults().budget) {
         self.cache = cache
         self.documents = documents
         self.types = types
+        self.budget = budget
     }
 
     /// Brings the entries `changes` touch up to date.
@@ -107,14 +114,34 @@ public final class PreviewRefresher {
     }
 
     /// Opens `path` read-only and stores its preview; false when it cannot be opened.
+    /// Groups that run isolated are opened by a helper process, under the budgets, as
+    /// the indexer opens them: a crafted file can cost the helper, never the watcher.
     @discardableResult
     public func regenerate(_ path: FilePath, readLimit: Int) -> Bool {
         guard let loader = loader(readLimit: readLimit), let prepared = try? loader.prepare(path),
-              let status = prepared.classification.status,
-              let document = try? documents.openSynchronously(prepared.configuration),
-              let preview = try? Extraction(document, preview: true, text: false, textBytes: 0)
+              let status = prepared.classification.status
         else { return false }
+        let preview: Extraction
+        if prepared.selection?.group.runsIsolated == true {
+            guard case .success(let extraction?) = helpers(readLimit: readLimit).extract(path, preview: true, text: false)
+            else { return false }
+            preview = extraction
+        } else {
+            guard let document = try? documents.openSynchronously(prepared.configuration),
+                  let extraction = try? Extraction(document, preview: true, text: false, textBytes: 0)
+            else { return false }
+            preview = extraction
+        }
         return cache.store(preview, for: path, status: status, readLimit: readLimit)
+    }
+
+    private func helpers(readLimit: Int) -> HelperPool {
+        if let pool = helpers[readLimit] { return pool }
+        var budget = self.budget
+        budget.readBytes = readLimit
+        let pool = HelperPool(budget: budget)
+        helpers[readLimit] = pool
+        return pool
     }
 
     /// Entries of `path` and of everything under it.

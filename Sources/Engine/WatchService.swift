@@ -73,7 +73,9 @@ public final class WatchService: Sendable {
         logger.info("reconciled: \(summary.files) files, \(summary.indexed) read, \(summary.unchanged) unchanged, \(summary.moved) moved, \(summary.removed) removed in \(String(format: "%.2f", summary.seconds)) s")
         update { $0.files = (try? self.live.indexer.index.count()) ?? $0.files }
         // Cached previews of files that changed while nobody watched are made again.
-        let refresher = previews.map { PreviewRefresher(cache: $0, documents: live.indexer.documents, types: live.indexer.types) }
+        let refresher = previews.map {
+            PreviewRefresher(cache: $0, documents: live.indexer.documents, types: live.indexer.types, budget: live.indexer.helpers.budget)
+        }
         if let refresher { log(refresher.apply(roots.map { .rescan($0) }), "cached previews checked") }
         reconciled.store(true, ordering: .releasing)
         while !stopped.load(ordering: .acquiring) {

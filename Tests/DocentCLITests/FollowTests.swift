@@ -85,6 +85,28 @@ final class FollowTests: WatchFixture {
         #expect(Set(cached().keys) == [root + "/c.txt"])
     }
 
+    /// Regression: the watcher remade cached previews of isolated types (PDF, archives, mail,
+    /// media) in its own process, outside the helper and its budgets.
+    @Test("docent watch remakes a cached PDF preview in the helper: a crash there costs the entry, not the watcher")
+    func previewRefreshIsIsolated() throws {
+        try FileManager.default.copyItem(atPath: "/usr/share/doc/shared-mime-info/shared-mime-info-spec.pdf", toPath: root + "/crash.pdf")
+        #expect(try preview("crash.pdf").status == 0)
+        #expect(cached()[root + "/crash.pdf"] != nil)
+        try start(["DOCENT_HELPER_FAULT": "crash:crash.pdf"])
+        #expect(try settledAndEqual())
+
+        let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: root + "/crash.pdf"))
+        try handle.seekToEnd()
+        try handle.write(contentsOf: Data("\n% appended\n".utf8))
+        try handle.close()
+        // In the helper, the fault strikes and the entry goes; in the watcher it would have been remade.
+        #expect(eventually { cached()[root + "/crash.pdf"] == nil }, "\(log)")
+        try write("after.txt", "zeppelin")
+        #expect(eventually { (try? search("zeppelin")) == ["after.txt"] }, "\(log)")
+        #expect(watcher?.isRunning == true)
+        #expect(try stop() == 0)
+    }
+
     @Test("docent preview --follow prints the preview again at each change: writes, atomic saves, removal and return")
     func previewFollow() throws {
         try write("f/doc.txt", "alpha")
