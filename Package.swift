@@ -106,7 +106,7 @@ let package = Package(
         ),
         .target(
             name: "Index",
-            dependencies: ["ContentTypes", "CZstd", "CSnippet", .product(name: "GRDB", package: "GRDB.swift")]
+            dependencies: ["ContentTypes", "CZstd", "CSnippet", "FileAccess", .product(name: "GRDB", package: "GRDB.swift")]
         ),
         .target(
             name: "Engine",

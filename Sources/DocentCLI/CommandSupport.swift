@@ -15,9 +15,48 @@ package struct IndexLocation: ParsableArguments {
 
     package var resolved: String { path ?? FileIndex.defaultPath() }
 
-    /// Opens the index; a damaged or newer index is a clear error (exit 2).
+    /// Opens the index for reading; a damaged or newer index is a clear error (exit 2).
     package func open(mappedReads: Bool = false) throws -> FileIndex {
-        do { return try FileIndex(path: resolved, mappedReads: mappedReads) } catch { throw CommandFailure("\(error)") }
+        do {
+            return try FileIndex(path: resolved, mappedReads: mappedReads, privateDirectory: path == nil)
+        } catch {
+            throw Self.failure(error, path: resolved)
+        }
+    }
+
+    /// What a reading command says when the index fails it: for damage, one line saying
+    /// what will repair it — and word left for the writer that will (see `flagDamage`).
+    package static func failure(_ error: any Error, path: String) -> CommandFailure {
+        guard let error = error as? IndexError, case .damaged(_, let message) = error else { return CommandFailure("\(error)") }
+        FileIndex.flagDamage(at: path, message)
+        if let watcher = RunningWatcher.find(index: path), kill(watcher, SIGUSR1) == 0 {
+            return CommandFailure("the index at \(path) is damaged (\(message)); the running `docent watch` (pid \(watcher)) "
+                                  + "is moving it aside and rebuilding it from its roots now")
+        }
+        return CommandFailure("the index at \(path) is damaged (\(message)); `docent index` (or `docent watch`) "
+                              + "will move it aside and rebuild it from its roots")
+    }
+}
+
+/// The `docent watch` keeping an index current, if one runs.
+package enum RunningWatcher {
+    /// Its process id: the one its published status names, when that process holds the
+    /// watch lock and is Docent's (a recycled pid must never be signalled).
+    package static func find(index path: String) -> pid_t? {
+        guard let data = FileManager.default.contents(atPath: path + ".watch.json"),
+              let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any],
+              let pid = (object["pid"] as? NSNumber)?.int32Value, pid > 0,
+              let name = try? String(contentsOfFile: "/proc/\(pid)/comm", encoding: .utf8),
+              name.hasPrefix("docent")
+        else { return nil }
+        let fd = Glibc.open(path + ".lock", O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { return nil }
+        defer { Glibc.close(fd) }
+        guard flock(fd, LOCK_SH | LOCK_NB) != 0 else {  // nobody holds it: no watcher
+            flock(fd, LOCK_UN)
+            return nil
+        }
+        return pid
     }
 }
 

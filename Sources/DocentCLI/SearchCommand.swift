@@ -63,7 +63,7 @@ package struct SearchCommand: ParsableCommand {
             return try following(self, request, index)
         }
         let hits: [SearchHit]
-        do { hits = try index.search(request) } catch { throw CommandFailure("\(error)") }
+        do { hits = try index.search(request) } catch { throw IndexLocation.failure(error, path: index.path) }
         for hit in hits { show(hit, event: nil) }
         if hits.isEmpty { throw ExitCode(1) }
     }

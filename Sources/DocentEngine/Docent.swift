@@ -26,6 +26,10 @@ struct Docent: AsyncParsableCommand {
 enum Main {
     static func main() async {
         docent_tune_malloc()
+        // Everything Docent writes holds what it read from the user's files: readable by the
+        // user alone, whatever the umask (PrivateStorage also sets modes explicitly). Docent
+        // never writes inside a watched root, so this touches nothing of the user's.
+        umask(0o077)
         // The helper process that opens risky documents for the indexer (not a user command).
         if CommandLine.arguments.count == 4, CommandLine.arguments[1] == "_extract", let memory = Int(CommandLine.arguments[3]) {
             ExtractionServer.serve(memoryBytes: memory)

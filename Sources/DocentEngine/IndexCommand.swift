@@ -29,16 +29,27 @@ struct IndexCommand: ParsableCommand {
     @Flag(help: "Print a summary object: files, indexed, unchanged, moved, removed, errors, seconds.")
     var json = false
 
+    @Flag(help: "First check the whole index (SQLite's integrity_check, FTS5's integrity-check); a damaged one is moved aside and rebuilt.")
+    var check = false
+
     func run() throws {
         Output.ignoreSIGPIPE()
         let settings = try Settings.loadForCommand()
-        let index = try location.open()
-        let paths = try Roots.resolve(roots, in: index, settings: settings, command: "index", keepMissing: false)
+        let session = try location.openForWriting(thoroughCheck: check)
+        defer { session.finish() }
+        let paths = try Roots.resolve(roots, in: session.index, settings: settings, command: "index", keepMissing: false)
         let progress: (@Sendable (IndexProgress) -> Void)? = Terminal.standardErrorIsTerminal ? Self.showProgress : nil
-        let summary: IndexSummary
-        let indexer = Indexer(index: index, settings: settings)
+        var summary: IndexSummary
+        var indexer = Indexer(index: session.index, settings: settings)
         do {
             summary = try indexer.run(roots: paths, progress: progress)
+        } catch let error as IndexError where error.isDamage {
+            // Damage met on the way: rebuilt (unless a watcher does it), then read again whole.
+            try session.rebuildUnlessWatched(after: error)
+            indexer = Indexer(index: session.index, settings: settings)
+            do { summary = try indexer.run(roots: paths, progress: progress) } catch { throw CommandFailure("\(error)") }
+        } catch let error as IndexError {
+            throw CommandFailure("\(error)" + (error.isStorage ? "; nothing was lost: the next run continues where this one stopped" : ""))
         } catch {
             throw CommandFailure("\(error)")
         }
@@ -101,6 +112,29 @@ enum Roots {
             paths.append(path)
         }
         return paths
+    }
+}
+
+extension IndexLocation {
+    /// Opens the index for a command that writes it: checked when it may be damaged, and
+    /// rebuilt from its roots when it is (see `IndexSession`).
+    func openForWriting(thoroughCheck: Bool = false, report: @escaping (String) -> Void = { Output.warning($0) }) throws -> IndexSession {
+        do {
+            return try IndexSession(path: resolved, privateDirectory: path == nil, thoroughCheck: thoroughCheck, report: report)
+        } catch {
+            throw CommandFailure("\(error)")
+        }
+    }
+}
+
+extension IndexSession {
+    /// Rebuilds the index after `error`, unless a running watcher is the one to (it is
+    /// told, and this command fails saying so).
+    func rebuildUnlessWatched(after error: IndexError) throws {
+        guard try WatchLock.tryAcquire(index) else {
+            throw IndexLocation.failure(error, path: path)
+        }
+        do { try rebuild(after: error) } catch { throw CommandFailure("\(error)") }
     }
 }
 

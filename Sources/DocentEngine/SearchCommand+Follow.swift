@@ -38,7 +38,7 @@ extension SearchCommand {
             first = try index.search(request)
             all = try index.search(everything)
         } catch {
-            throw CommandFailure("\(error)")
+            throw IndexLocation.failure(error, path: index.path)
         }
         for hit in first { show(hit, event: "match") }
         var matching = Set(all.map(\.path))

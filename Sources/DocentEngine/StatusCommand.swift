@@ -36,7 +36,7 @@ struct StatusCommand: ParsableCommand {
             statistics = try index.statistics()
             failed = errors ? try index.filesWithErrors() : []
         } catch {
-            throw CommandFailure("\(error)")
+            throw IndexLocation.failure(error, path: index.path)
         }
         let categories = TypeCategories.count(statistics.contentTypes, in: .shared)
         // A watcher's published status counts only while its process lives (one killed

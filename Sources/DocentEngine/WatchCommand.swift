@@ -6,6 +6,7 @@ import FileAccess
 import Foundation
 import Index
 import Logging
+import Synchronization
 import SystemPackage
 import Watcher
 #if canImport(Glibc)
@@ -42,9 +43,10 @@ struct WatchCommand: ParsableCommand {
     func run() throws {
         Output.ignoreSIGPIPE()
         let settings = try Settings.loadForCommand()
-        let index = try location.open()
-        let paths = try Roots.resolve(roots, in: index, settings: settings, command: "watch", keepMissing: true)
-        try WatchLock.acquire(index, wait: wait)
+        let session = try location.openForWriting()
+        defer { session.finish() }
+        let paths = try Roots.resolve(roots, in: session.index, settings: settings, command: "watch", keepMissing: true)
+        try WatchLock.acquire(session.index, wait: wait)
         Priority.becomeBackground()
 
         // On a terminal, the last line says what the watcher is doing; logs scroll above it.
@@ -60,21 +62,45 @@ struct WatchCommand: ParsableCommand {
         if let milliseconds = environment["DOCENT_UNWATCHED_RESCAN_MS"].flatMap(Int.init) {
             options.unwatchedRescanInterval = .milliseconds(milliseconds)
         }
-        let service: WatchService
-        do {
-            service = try WatchService(index: index, roots: paths, settings: settings, options: options, logger: logger,
-                                       onStatus: line.map(Self.showing))
-        } catch {
-            throw CommandFailure("\(error)")
-        }
-        let sources = Signals.onTermination {
+        let current = Mutex<WatchService?>(nil)
+        let terminating = Atomic<Bool>(false), damageReported = Atomic<Bool>(false)
+        let sources = Signals.on([SIGINT, SIGTERM]) {
+            terminating.store(true, ordering: .releasing)
             logger.info("stopping: finishing the batch in hand")
-            service.stop()
+            current.withLock { $0 }?.stop()
+        } + Signals.on([SIGUSR1]) {
+            // A reader met damage (see IndexLocation.failure): stop, check, rebuild, go on.
+            damageReported.store(true, ordering: .releasing)
+            current.withLock { $0 }?.stop()
         }
-        do {
-            try service.run()
-        } catch {
-            throw CommandFailure("\(error)")
+        // The service runs until stopped; a damaged index is moved aside, rebuilt from the
+        // roots, and watched again — the new service's reconcile reads every file.
+        while true {
+            let service: WatchService
+            do {
+                service = try WatchService(index: session.index, roots: paths, settings: settings, options: options, logger: logger,
+                                           onStatus: line.map(Self.showing))
+            } catch {
+                throw CommandFailure("\(error)")
+            }
+            current.withLock { $0 = service }
+            if terminating.load(ordering: .acquiring) { break }
+            do {
+                try service.run()
+            } catch let error as IndexError where error.isDamage {
+                logger.error("\(error): moving it aside and rebuilding it")
+                do { try session.rebuild(after: error) } catch { throw CommandFailure("\(error)") }
+                continue
+            } catch {
+                throw CommandFailure("\(error)")
+            }
+            if terminating.load(ordering: .acquiring) { break }
+            if damageReported.exchange(false, ordering: .acquiringAndReleasing) {
+                logger.warning("a search found the index damaged: checking it")
+                do { try session.checkOrRebuild(thorough: true) } catch { throw CommandFailure("\(error)") }
+                continue
+            }
+            break
         }
         line?.clear()
         logger.info("stopped")
@@ -84,9 +110,14 @@ struct WatchCommand: ParsableCommand {
 
 /// SIGINT and SIGTERM turned into a call, so work in hand can finish before exit.
 enum Signals {
-    /// Calls `handler` on a signal; keep the sources alive as long as it should be called.
+    /// Calls `handler` on SIGINT or SIGTERM; keep the sources alive as long as it should be called.
     static func onTermination(_ handler: @escaping @Sendable () -> Void) -> [any DispatchSourceSignal] {
-        [SIGINT, SIGTERM].map { number in
+        on([SIGINT, SIGTERM], handler)
+    }
+
+    /// Calls `handler` on any of `signals`; keep the sources alive as long as it should be called.
+    static func on(_ signals: [Int32], _ handler: @escaping @Sendable () -> Void) -> [any DispatchSourceSignal] {
+        signals.map { number in
             signal(number, SIG_IGN)
             let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
             source.setEventHandler(handler: handler)
@@ -140,8 +171,9 @@ enum WatchLock {
     }
 
     private static func open(_ index: FileIndex) throws -> Int32 {
-        let fd = Glibc.open(index.lockPath, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
+        let fd = Glibc.open(index.lockPath, O_RDWR | O_CREAT | O_CLOEXEC, PrivateStorage.fileMode)
         guard fd >= 0 else { throw CommandFailure("cannot open \(index.lockPath): \(Errno(rawValue: errno))") }
+        _ = fchmod(fd, PrivateStorage.fileMode)
         return fd
     }
 }

@@ -145,7 +145,7 @@ extension FileIndex {
     /// The database and the files beside it that Docent writes: never indexed nor watched,
     /// even when the index lies under a root (indexing them would feed on itself).
     public var ownFiles: [FilePath] {
-        ["", "-wal", "-shm", "-journal", ".lock", ".watch.json", ".watch.json.tmp"].map { FilePath(path + $0) }
+        (Self.sideFileSuffixes + [".watch.json.tmp"]).map { FilePath(path + $0) }
     }
 
     /// The lock a watcher holds on this index.

@@ -90,15 +90,23 @@ public struct PreviewCache: Sendable {
               head.count + body.count < Self.largestEntry
         else { return false }
         let entry = entryPath(for: path)
-        guard (try? FileManager.default.createDirectory(atPath: directory.string, withIntermediateDirectories: true)) != nil
-        else { return false }
+        guard makeDirectory() else { return false }
         let temporary = entry.string + ".\(getpid()).\(Self.temporaryCounter.next()).tmp"
-        guard FileManager.default.createFile(atPath: temporary, contents: head + Data([0x0A]) + body) else { return false }
-        guard rename(temporary, entry.string) == 0 else {
-            unlink(temporary)
+        return (try? PrivateStorage.replace(entry.string, with: [UInt8](head + Data([0x0A]) + body), temporary: temporary)) != nil
+    }
+
+    /// Makes the cache directory (and Docent's directory above it) private: `0700`, tightened
+    /// when they exist looser. Entries are written `0600`.
+    private func makeDirectory() -> Bool {
+        let parent = directory.removingLastComponent()
+        do {
+            // Docent's own directory above the default place is made private too.
+            try PrivateStorage.makeDirectory(parent.string, tightenExisting: parent.lastComponent?.string == "docent")
+            try PrivateStorage.makeDirectory(directory.string, tightenExisting: true)
+            return true
+        } catch {
             return false
         }
-        return true
     }
 
     /// Forgets `path`'s entry.

@@ -27,6 +27,10 @@ public final class WatchService: Sendable {
     private let statusWrite = Mutex(ContinuousClock.now)
     private let watcherDone = DispatchSemaphore(value: 0)
     private let onStatus: (@Sendable (WatchStatus) -> Void)?
+    /// Wakes a pause after a storage failure early, when the service stops.
+    private let pause = DispatchSemaphore(value: 0)
+    /// Storage failures in a row (written by the applying thread).
+    private let storageFailures = Atomic<Int>(0)
 
     /// Watches `roots` for `index`, keeping the entries of `previews` current too.
     public init(index: FileIndex, roots: [FilePath], settings: Settings, previews: PreviewCache? = PreviewCache(),
@@ -69,7 +73,8 @@ public final class WatchService: Sendable {
         }
         let statistics = watcher.statistics
         logger.info("watching \(statistics.watchedDirectories) directories under \(roots.map(\.string).joined(separator: ", "))")
-        let summary = try live.indexer.run(roots: roots.filter { (try? FileStatus.lstat($0))?.kind == .directory })
+        guard let summary = try retryingStorage({ try live.indexer.run(roots: roots.filter { (try? FileStatus.lstat($0))?.kind == .directory }) })
+        else { return }
         logger.info("reconciled: \(summary.files) files, \(summary.indexed) read, \(summary.unchanged) unchanged, \(summary.moved) moved, \(summary.removed) removed in \(String(format: "%.2f", summary.seconds)) s")
         update { $0.files = (try? self.live.indexer.index.count()) ?? $0.files }
         // Cached previews of files that changed while nobody watched are made again.
@@ -86,7 +91,17 @@ public final class WatchService: Sendable {
             let changes = inbox.takeAll()
             guard !changes.isEmpty else { continue }
             refreshState()
-            let applied = try live.apply(changes)
+            let applied: LiveSummary
+            do {
+                applied = try live.apply(changes)
+                if storageFailures.load(ordering: .acquiring) > 0 { recovered() }
+            } catch let error as IndexError where error.isStorage {
+                // Nothing of the failed batch was written (a transaction rolls back whole);
+                // the changes wait in front of any newer ones and are tried again, later and later.
+                inbox.putBack(changes)
+                waitAfterStorageFailure(error)
+                continue
+            }
             logger.debug("applied \(changes.count) changes: \(applied.read) read, \(applied.removed) removed, \(applied.moved) moved")
             if let refresher { log(refresher.apply(changes), "cached previews") }
             update {
@@ -101,6 +116,46 @@ public final class WatchService: Sendable {
         stopped.store(true, ordering: .releasing)
         watcher.stop()
         inbox.wake()
+        pause.signal()
+    }
+
+    // MARK: A disk that takes no writes
+
+    /// Runs `body` until the index's disk takes its writes: on a storage failure (full,
+    /// read-only, over quota) it says so in the status and the log and tries again after
+    /// a growing pause. Nil when stopped meanwhile.
+    private func retryingStorage<T>(_ body: () throws -> T) throws -> T? {
+        while !stopped.load(ordering: .acquiring) {
+            do {
+                let result = try body()
+                if storageFailures.load(ordering: .acquiring) > 0 { recovered() }
+                return result
+            } catch let error as IndexError where error.isStorage {
+                waitAfterStorageFailure(error)
+            }
+        }
+        return nil
+    }
+
+    /// Records the failure (status "waiting", the problem, the pending changes kept) and
+    /// waits 0.5 s, then 1, 2, 4 … up to 30 s, or until stopped.
+    private func waitAfterStorageFailure(_ error: IndexError) {
+        let failures = storageFailures.add(1, ordering: .acquiringAndReleasing).newValue
+        let delay = min(30.0, 0.5 * pow(2.0, Double(min(failures - 1, 6))))
+        let message = "\(error); \(inbox.count + watcher.statistics.pending) changes kept, trying again in \(String(format: "%g", delay)) s"
+        if failures == 1 || delay >= 30 { logger.error("\(message)") } else { logger.warning("\(message)") }
+        update {
+            $0.state = "waiting"
+            $0.problem = message
+            $0.pending = self.inbox.count + self.watcher.statistics.pending
+        }
+        _ = pause.wait(timeout: .now() + delay)
+    }
+
+    private func recovered() {
+        let failures = storageFailures.exchange(0, ordering: .acquiringAndReleasing)
+        logger.info("the index takes writes again after \(failures) failed attempts; catching up")
+        update { $0.problem = nil }
     }
 
     private func log(_ summary: PreviewRefreshSummary, _ what: String) {
@@ -126,7 +181,8 @@ public final class WatchService: Sendable {
     private func refreshState() {
         let busy = applying.load(ordering: .acquiring)
         let waiting = watcher.statistics.pending + inbox.count
-        let state = !reconciled.load(ordering: .acquiring) ? "starting" : (waiting == 0 && !busy ? "watching" : "indexing")
+        let state = storageFailures.load(ordering: .acquiring) > 0 ? "waiting"
+            : !reconciled.load(ordering: .acquiring) ? "starting" : (waiting == 0 && !busy ? "watching" : "indexing")
         update {
             $0.pending = waiting
             $0.state = state
@@ -165,6 +221,11 @@ private final class ChangeInbox: Sendable {
     func add(_ new: [FileChange]) {
         changes.withLock { $0 += new }
         signal.signal()
+    }
+
+    /// Puts changes that could not be applied back in front of those that came since.
+    func putBack(_ old: [FileChange]) {
+        changes.withLock { $0 = old + $0 }
     }
 
     func takeAll() -> [FileChange] {

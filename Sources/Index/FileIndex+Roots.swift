@@ -2,13 +2,15 @@ import Foundation
 import GRDB
 
 extension FileIndex {
-    /// Remembers `paths` as roots (already-known ones are kept as they are).
+    /// Remembers `paths` as roots (already-known ones are kept as they are), in the database
+    /// and in the roots file beside it.
     public func addRoots(_ paths: [[UInt8]]) throws(IndexError) {
         try write { db in
             for path in paths {
                 try db.execute(sql: "INSERT OR IGNORE INTO roots (path) VALUES (?)", arguments: [Data(path)])
             }
         }
+        try saveRootsFile()
     }
 
     /// The remembered roots and when each was last indexed.

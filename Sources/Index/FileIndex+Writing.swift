@@ -121,10 +121,11 @@ extension FileIndex {
     }
 
     func write<T>(_ body: (Database) throws -> T) throws(IndexError) -> T {
+        if let fault = StorageFault.configured?.failure(path: path) { throw fault }
         do {
             return try pool.write(body)
         } catch {
-            throw IndexError.database(message: "\(error)")
+            throw IndexError(error, path: path)
         }
     }
 
@@ -132,7 +133,7 @@ extension FileIndex {
         do {
             return try pool.read(body)
         } catch {
-            throw IndexError.database(message: "\(error)")
+            throw IndexError(error, path: path)
         }
     }
 }

@@ -1,4 +1,5 @@
 import CSnippet
+import FileAccess
 import Foundation
 import GRDB
 
@@ -16,7 +17,11 @@ public final class FileIndex: Sendable {
     /// `mappedReads` reads pages through a memory mapping rather than a read() each: faster
     /// for a search, which visits thousands, but every page touched then counts as the
     /// process's resident memory — so the indexer and the watcher do without.
-    public init(path: String, mappedReads: Bool = false) throws(IndexError) {
+    ///
+    /// The index holds the text of the user's files: it and every file beside it are made
+    /// `0600`, and its directory `0700` when Docent makes it (`privateDirectory`: also when it
+    /// exists, for Docent's own directory), whatever the umask.
+    public init(path: String, mappedReads: Bool = false, privateDirectory: Bool = false) throws(IndexError) {
         self.path = path
         var configuration = Configuration()
         configuration.busyMode = .timeout(10)
@@ -32,9 +37,10 @@ public final class FileIndex: Sendable {
             if rc != 0 { throw DatabaseError(resultCode: ResultCode(rawValue: rc), message: "cannot register docent_snippet") }
         }
         do {
-            try FileManager.default.createDirectory(
-                atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+            try Self.preparePrivateFiles(path: path, privateDirectory: privateDirectory)
             pool = try Self.openPool(path: path, configuration: configuration)
+        } catch let error as DatabaseError where IndexError(error, path: path).isDamage {
+            throw IndexError(error, path: path)
         } catch {
             throw IndexError.cannotOpen(path: path, message: "\(error)")
         }
@@ -62,12 +68,31 @@ public final class FileIndex: Sendable {
             // v3 moved the text out of FTS5: give the pages it left back to the file system.
             // (Best effort: another process may hold the database; the pages are then reused instead.)
             if !before.isEmpty, !before.contains("v3") { try? pool.writeWithoutTransaction { try $0.execute(sql: "VACUUM") } }
-        } catch let error as IndexError {
-            throw error
         } catch {
-            throw IndexError.cannotOpen(path: path, message: "\(error)")
+            throw IndexError(error, path: path)
         }
     }
+
+    /// Makes the index's directory and files private before SQLite opens them: a new
+    /// database is created `0600` here, and SQLite gives its `-wal` and `-shm` files the
+    /// database's mode; older, looser ones are tightened.
+    private static func preparePrivateFiles(path: String, privateDirectory: Bool) throws {
+        let directory = (path as NSString).deletingLastPathComponent
+        if !directory.isEmpty {
+            do { try PrivateStorage.makeDirectory(directory, tightenExisting: privateDirectory) } catch {
+                throw IndexError.cannotOpen(path: path, message: "cannot make its directory: \(error)")
+            }
+        }
+        if access(path, F_OK) != 0 {
+            if let fd = try? PrivateStorage.create(path, truncate: false) { _ = Glibc.close(fd) }
+        }
+        for suffix in sideFileSuffixes { PrivateStorage.tighten(path + suffix) }
+    }
+
+    /// The files Docent keeps beside the database, by suffix ("" is the database).
+    public static let sideFileSuffixes = [
+        "", "-wal", "-shm", "-journal", ".lock", ".watch.json", ".roots", ".roots.tmp", ".writers", ".clean", ".clean.tmp", ".damaged",
+    ]
 
     /// Opens the pool. Switching a brand-new database to WAL needs an exclusive lock, and
     /// SQLite reports a concurrent opener's lock at once (the busy timeout does not apply to
@@ -96,6 +121,11 @@ public final class FileIndex: Sendable {
 public enum IndexError: Error, Sendable, CustomStringConvertible {
     case cannotOpen(path: String, message: String)
     case newerSchema(path: String)
+    /// The database is damaged (SQLite found it malformed, or it is not a database at all).
+    case damaged(path: String, message: String)
+    /// The disk under the index takes no writes now: full, read-only, over quota, failing.
+    /// `code` is SQLite's extended result code. A transaction that failed left nothing behind.
+    case storage(path: String, message: String, code: Int32)
     case database(message: String)
 
     public var description: String {
@@ -104,6 +134,10 @@ public enum IndexError: Error, Sendable, CustomStringConvertible {
             "cannot open the index at \(path): \(message)"
         case .newerSchema(let path):
             "the index at \(path) was made by a newer Docent; upgrade Docent, or remove the index to rebuild it"
+        case .damaged(let path, let message):
+            "the index at \(path) is damaged (\(message))"
+        case .storage(let path, let message, _):
+            "the index at \(path) cannot be written (\(message)): free space on its disk or make it writable"
         case .database(let message):
             "the index failed: \(message)"
         }

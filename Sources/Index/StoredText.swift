@@ -28,27 +28,36 @@ enum StoredText {
         }
     }
 
-    /// The text `data` holds; "" for nothing, or for bytes that are not a stored text.
-    static func inflate(_ data: Data) -> String {
+    /// The text `data` holds ("" for no bytes); nil for bytes that are not a stored text —
+    /// a damaged index.
+    static func inflate(_ data: Data) -> String? {
         guard let method = data.first else { return "" }
         if method == 0 { return String(decoding: data.dropFirst(), as: UTF8.self) }
-        guard method == 1 else { return "" }
-        return data.withUnsafeBytes { raw -> String in
+        guard method == 1 else { return nil }
+        return data.withUnsafeBytes { raw -> String? in
             let frame = UnsafeRawBufferPointer(rebasing: raw[1...])
             let size = ZSTD_getFrameContentSize(frame.baseAddress, frame.count)
             // ZSTD_CONTENTSIZE_UNKNOWN and _ERROR are the two largest values; a stored text is < 4 GB.
-            guard size < UInt64(UInt32.max) else { return "" }
-            return String(unsafeUninitializedCapacity: max(Int(size), 1)) { (buffer: UnsafeMutableBufferPointer<UInt8>) -> Int in
+            guard size < UInt64(UInt32.max) else { return nil }
+            var failed = false
+            let text = String(unsafeUninitializedCapacity: max(Int(size), 1)) { (buffer: UnsafeMutableBufferPointer<UInt8>) -> Int in
                 let produced = ZSTD_decompress(buffer.baseAddress, Int(size), frame.baseAddress, frame.count)
-                return ZSTD_isError(produced) == 0 ? produced : 0
+                failed = ZSTD_isError(produced) != 0 || produced != Int(size)
+                return failed ? 0 : produced
             }
+            return failed ? nil : text
         }
     }
 
-    /// `docent_inflate(blob)`: the view's way to the text.
+    /// `docent_inflate(blob)`: the view's way to the text. Bytes that are not a stored text
+    /// fail the statement with SQLITE_CORRUPT, so a damaged text is reported as a damaged
+    /// index (and repaired) rather than read as "".
     static let inflateFunction = DatabaseFunction("docent_inflate", argumentCount: 1, pure: true) { values in
         guard let data = Data.fromDatabaseValue(values[0]) else { return "" }
-        return inflate(data)
+        guard let text = inflate(data) else {
+            throw DatabaseError(resultCode: .SQLITE_CORRUPT, message: "a stored text is damaged")
+        }
+        return text
     }
 
     /// `docent_deflate(text)`: used by the migration that moved the text out of FTS5.

@@ -14,6 +14,7 @@ import Glibc
 @main
 enum Front {
     static func main() async {
+        umask(0o077)  // as docent-engine: what Docent writes is the user's alone
         let arguments = Array(CommandLine.arguments.dropFirst())
         if arguments.first == "search", !arguments.contains(where: { ["--follow", "--help", "-h"].contains($0) }) {
             await CommandLineRunner.run(SearchOnly.self, arguments: arguments)

@@ -26,10 +26,17 @@ struct Docent {
         }
     }
 
-    static func run(_ arguments: [String], environment: [String: String] = [:]) throws -> Result {
+    /// Runs `docent ARGUMENTS`; with a `wrapper` (`["/usr/bin/setpriv", "--reuid=…"]`), as
+    /// `WRAPPER… docent ARGUMENTS`.
+    static func run(_ arguments: [String], environment: [String: String] = [:], wrapper: [String] = []) throws -> Result {
         let process = Process()
-        process.executableURL = binary
-        process.arguments = arguments
+        if let launcher = wrapper.first {
+            process.executableURL = URL(fileURLWithPath: launcher)
+            process.arguments = wrapper.dropFirst() + [binary.path] + arguments
+        } else {
+            process.executableURL = binary
+            process.arguments = arguments
+        }
         var env = ProcessInfo.processInfo.environment
         env["DOCENT_CONFIG_DIR"] = "/nonexistent/docent-test-config"
         env["XDG_CACHE_HOME"] = NSTemporaryDirectory() + "docent-test-cache"  // never the user's own cache

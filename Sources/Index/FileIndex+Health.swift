@@ -1,0 +1,149 @@
+import FileAccess
+import Foundation
+import GRDB
+
+/// Knowing when the index is damaged, and what rebuilding it needs.
+///
+/// The index is a cache of the file system: a damaged one is moved aside and made again
+/// from the roots, which are therefore also kept outside the database, in `index.sqlite.roots`.
+/// A reader (a search, `status`) that meets damage says so and leaves a flag,
+/// `index.sqlite.damaged`, for the next writer (`index`, `watch`) to act on.
+extension FileIndex {
+    /// Checks the database: `PRAGMA quick_check` (b-tree structure), or with `thorough`
+    /// `PRAGMA integrity_check` (indexes agree with their tables too) and FTS5's own
+    /// integrity-check, which reads every stored text back and compares the full-text index
+    /// with it (and so finds a damaged text, a damaged term list, and a name that changed
+    /// under FTS5). The thorough check costs about as much as tokenizing the whole index
+    /// again: it runs after damage was suspected, not routinely.
+    ///
+    /// - Throws: `IndexError.damaged` with SQLite's first complaint.
+    public func check(thorough: Bool) throws(IndexError) {
+        try write { db in
+            let pragma = thorough ? "PRAGMA integrity_check(1)" : "PRAGMA quick_check(1)"
+            let verdict = try String.fetchOne(db, sql: pragma) ?? "no answer"
+            guard verdict == "ok" else {
+                // "*** in database main ***\nPage 801: btreeInitPage() returns error code 11": one line.
+                let said = verdict.split(separator: "\n").filter { !$0.hasPrefix("***") }.joined(separator: "; ")
+                throw DatabaseError(resultCode: .SQLITE_CORRUPT, message: said)
+            }
+            if thorough {
+                try db.execute(sql: "INSERT INTO files_fts (files_fts, rank) VALUES ('integrity-check', 1)")
+            }
+        }
+    }
+
+    /// Closes the database, after copying the write-ahead log into it and emptying it (when
+    /// no reader holds it: then it stays as it is). The index cannot be used afterwards.
+    public func close() throws(IndexError) {
+        _ = try? pool.writeWithoutTransaction { try $0.execute(sql: "PRAGMA wal_checkpoint(TRUNCATE)") }
+        do { try pool.close() } catch { throw IndexError(error, path: path) }
+    }
+
+    // MARK: The damage flag
+
+    /// Where a reader leaves word that it met damage.
+    public var damageFlagPath: String { Self.damageFlagPath(for: path) }
+
+    public static func damageFlagPath(for path: String) -> String { path + ".damaged" }
+
+    /// Leaves word beside the index at `path` that it is damaged, with why: the next
+    /// `docent index` or `docent watch` (a running watcher at once) checks it and rebuilds it.
+    public static func flagDamage(at path: String, _ message: String) {
+        try? PrivateStorage.replace(damageFlagPath(for: path), with: Array((message + "\n").utf8))
+    }
+
+    // MARK: The roots, outside the database
+
+    /// The roots kept beside the database, for rebuilding a damaged one.
+    public var rootsFilePath: String { path + ".roots" }
+
+    /// Writes the remembered roots to the roots file (replaced whole).
+    public func saveRootsFile() throws(IndexError) {
+        let paths = try roots().map(\.path)
+        var text = "# The roots of the Docent index beside this file, one per line (bytes that are not\n"
+            + "# printable UTF-8 as %XX). A damaged index is rebuilt from them.\n"
+        for path in paths { text += Self.escape(path) + "\n" }
+        do { try PrivateStorage.replace(rootsFilePath, with: Array(text.utf8), temporary: rootsFilePath + ".tmp") } catch {
+            throw IndexError(DatabaseError(resultCode: .SQLITE_IOERR, message: "cannot write \(rootsFilePath): \(error)"), path: path)
+        }
+    }
+
+    /// The roots in the roots file beside the index at `path` (none when there is no file).
+    public static func rootsInFile(for path: String) -> [[UInt8]] {
+        guard let data = FileManager.default.contents(atPath: path + ".roots") else { return [] }
+        return String(decoding: data, as: UTF8.self).split(separator: "\n")
+            .filter { !$0.hasPrefix("#") && !$0.isEmpty }
+            .map { unescape(Substring($0)) }
+    }
+
+    /// `path` as one line: `%`, control characters and (in a path that is not UTF-8) every
+    /// byte above 0x7F as `%XX`.
+    static func escape(_ path: [UInt8]) -> String {
+        let isUTF8 = String(validating: path, as: UTF8.self) != nil
+        var out: [UInt8] = []
+        for byte in path {
+            if byte == UInt8(ascii: "%") || byte < 0x20 || byte == 0x7F || (!isUTF8 && byte >= 0x80) {
+                out += Array(String(format: "%%%02X", byte).utf8)
+            } else {
+                out.append(byte)
+            }
+        }
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    static func unescape(_ line: Substring) -> [UInt8] {
+        var out: [UInt8] = []
+        let bytes = Array(line.utf8)
+        var i = 0
+        while i < bytes.count {
+            if bytes[i] == UInt8(ascii: "%"), i + 2 < bytes.count,
+               let value = UInt8(String(decoding: bytes[(i + 1)...(i + 2)], as: UTF8.self), radix: 16) {
+                out.append(value)
+                i += 3
+            } else {
+                out.append(bytes[i])
+                i += 1
+            }
+        }
+        return out
+    }
+}
+
+extension IndexError {
+    /// SQLite's error as Docent's: damage (`SQLITE_CORRUPT`, `SQLITE_NOTADB`, a stored text
+    /// that cannot be read back) and storage that cannot take writes (`SQLITE_FULL`,
+    /// `SQLITE_READONLY`, `SQLITE_IOERR`) each have their own case, with SQLite's message
+    /// and never the SQL.
+    init(_ error: any Error, path: String) {
+        if let error = error as? IndexError {
+            self = error
+            return
+        }
+        guard let error = error as? DatabaseError else {
+            self = .database(message: "\(error)")
+            return
+        }
+        let message = error.message ?? "\(error.resultCode)"
+        switch error.resultCode {
+        case .SQLITE_CORRUPT, .SQLITE_NOTADB:
+            self = .damaged(path: path, message: message)
+        case .SQLITE_FULL, .SQLITE_READONLY, .SQLITE_IOERR, .SQLITE_CANTOPEN:
+            self = .storage(path: path, message: message, code: error.extendedResultCode.rawValue)
+        default:
+            self = .database(message: message)
+        }
+    }
+
+    /// Whether the index itself is damaged (as opposed to a query or the disk).
+    public var isDamage: Bool {
+        if case .damaged = self { return true }
+        return false
+    }
+
+    /// Whether the disk under the index took no writes (full, read-only, failing): worth
+    /// trying again later; the failed transaction left nothing behind.
+    public var isStorage: Bool {
+        if case .storage = self { return true }
+        return false
+    }
+}

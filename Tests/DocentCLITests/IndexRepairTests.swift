@@ -1,0 +1,173 @@
+import Foundation
+import Testing
+import TestSupport
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A damaged index is found, said in one line by readers, and rebuilt from the roots by
+/// writers; every case ends with an index equal to the files, with nothing lost.
+@Suite("A damaged index is detected and rebuilt")
+struct IndexRepairTests {
+    let dir: TemporaryDirectory
+    var root: String { dir.path + "/tree" }
+    var env: [String: String] { ["XDG_DATA_HOME": dir.path + "/data"] }
+    var index: String { dir.path + "/data/docent/index.sqlite" }
+    static let fileCount = 120
+
+    init() throws {
+        dir = try TemporaryDirectory()
+        // Each file has a word of its own; enough filler that the index spans many pages.
+        for i in 0..<Self.fileCount {
+            let filler = (0..<60).map { "w\(($0 * 7919 + i * 104_729) % 5003)" }.joined(separator: " ")
+            try dir.write("tree/d\(i % 6)/f\(i).txt", "document \(i) holds \(Self.word(i)) among \(filler)\n")
+        }
+    }
+
+    static func word(_ i: Int) -> String { "quark\(i)zed" }
+
+    func docent(_ arguments: [String]) throws -> Docent.Result { try Docent.run(arguments, environment: env) }
+
+    /// The reader's side: any exit but a crash; a failure is one line saying the index is damaged, without SQL.
+    func expectReaderSaysDamageCleanly(_ r: Docent.Result, _ context: String) {
+        #expect([0, 1, 2].contains(r.status), "\(context): exit \(r.status) \(r.stderr)")
+        if r.status == 2 {
+            let lines = r.stderr.split(separator: "\n").filter { !$0.contains("made ") }  // a tightening note may precede
+            #expect(lines.count == 1 && lines[0].contains("damaged") && lines[0].contains("rebuild"), "\(context): \(r.stderr)")
+            #expect(!r.stderr.contains("SELECT") && !r.stderr.contains("INSERT"), "\(context): SQL shown: \(r.stderr)")
+        }
+    }
+
+    /// The index holds exactly the files on disk, each found by its own word, and a
+    /// thorough check passes.
+    func expectIndexEqualsDisk(_ context: String) throws {
+        let listed = try docent(["search", "in:" + root, "--files", "--limit", "100000"])
+        let expected = Set((0..<Self.fileCount).map { "\(root)/d\($0 % 6)/f\($0).txt" })
+        #expect(Set(listed.stdout.split(separator: "\n").map(String.init)) == expected, "\(context): \(listed.stderr)")
+        for i in stride(from: 0, to: Self.fileCount, by: 7) {
+            let r = try docent(["search", Self.word(i), "--files"])
+            #expect(r.stdout == "\(root)/d\(i % 6)/f\(i).txt\n", "\(context): \(Self.word(i)) → \(r.stdout) \(r.stderr)")
+        }
+        let check = try docent(["index", "--check"])
+        #expect(check.status == 0 && !check.stderr.contains("damaged"), "\(context): \(check.stderr)")
+    }
+
+    /// Reads, then writes, after `damage`: the reader stays clean, the writer repairs.
+    func damageThenRepair(_ context: String, _ damage: () throws -> Void) throws {
+        try damage()
+        expectReaderSaysDamageCleanly(try docent(["search", Self.word(3)]), context + ", search")
+        expectReaderSaysDamageCleanly(try docent(["status"]), context + ", status")
+        let r = try docent(["index"])
+        #expect(r.status == 0, "\(context): index exited \(r.status): \(r.stderr)")
+        try expectIndexEqualsDisk(context)
+    }
+
+    func overwrite(at offset: Int, with bytes: [UInt8]) throws {
+        let fd = open(index, O_WRONLY)
+        #expect(fd >= 0)
+        defer { close(fd) }
+        #expect(pwrite(fd, bytes, bytes.count, off_t(offset)) == bytes.count)
+    }
+
+    func size() -> Int {
+        var status = stat()
+        return stat(index, &status) == 0 ? Int(status.st_size) : 0
+    }
+
+    @Test("Zeroed pages (8 KB at a quarter, a half, three quarters): found, moved aside, rebuilt")
+    func zeroedPages() throws {
+        #expect(try docent(["index", root]).status == 0)
+        let length = size()
+        try damageThenRepair("zeroed pages") {
+            for fraction in [0.25, 0.5, 0.75] {
+                try overwrite(at: Int(Double(length) * fraction) / 4096 * 4096, with: Array(repeating: 0, count: 8192))
+            }
+        }
+        let names = try FileManager.default.contentsOfDirectory(atPath: dir.path + "/data/docent")
+        #expect(names.contains { $0.hasPrefix("index.sqlite.damaged-") }, "the damaged copy is kept for inspection: \(names)")
+    }
+
+    @Test("A truncated index and a zeroed header: rebuilt from the roots file")
+    func truncatedAndHeader() throws {
+        #expect(try docent(["index", root]).status == 0)
+        try damageThenRepair("truncated") { #expect(truncate(index, off_t(size() / 2)) == 0) }
+        try damageThenRepair("zeroed header") { try overwrite(at: 0, with: Array(repeating: 0, count: 100)) }
+        // The header is gone: the roots could only come from index.sqlite.roots.
+        #expect(try docent(["search", Self.word(5), "--files"]).stdout == "\(root)/d5/f5.txt\n")
+    }
+
+    @Test("A random byte changed in each of 50 places (one at a time): every case ends with a correct index")
+    func fiftyByteFlips() throws {
+        #expect(try docent(["index", root]).status == 0)
+        let pristine = dir.path + "/pristine"
+        try FileManager.default.createDirectory(atPath: pristine, withIntermediateDirectories: true)
+        let names = try FileManager.default.contentsOfDirectory(atPath: dir.path + "/data/docent")
+        for name in names { try FileManager.default.copyItem(atPath: dir.path + "/data/docent/" + name, toPath: pristine + "/" + name) }
+        var generator = SplitMix(seed: 0x15_2026)
+        for case_ in 0..<50 {
+            // Back to the sound index, its files as the last writer left them.
+            try FileManager.default.removeItem(atPath: dir.path + "/data/docent")
+            try FileManager.default.copyItem(atPath: pristine, toPath: dir.path + "/data/docent")
+            let offset = Int(generator.next() % UInt64(size()))
+            let byte = UInt8(truncatingIfNeeded: generator.next() % 255 + 1)
+            try damageThenRepair("case \(case_): byte \(offset) ^ \(byte)") {
+                let fd = open(index, O_RDWR)
+                defer { close(fd) }
+                var old: UInt8 = 0
+                #expect(pread(fd, &old, 1, off_t(offset)) == 1)
+                var new = old ^ byte
+                #expect(pwrite(fd, &new, 1, off_t(offset)) == 1)
+            }
+        }
+    }
+
+    @Test("A write-ahead log from another database is moved aside unread")
+    func foreignLog() throws {
+        #expect(try docent(["index", root]).status == 0)
+        // Another database's log, left as a crash leaves it (never checkpointed).
+        let other = dir.path + "/other.sqlite"
+        let script = """
+            import sqlite3, shutil
+            c = sqlite3.connect('\(other)', isolation_level=None)
+            c.execute('PRAGMA journal_mode=WAL'); c.execute('PRAGMA wal_autocheckpoint=0')
+            c.execute('CREATE TABLE files (id INTEGER PRIMARY KEY, path BLOB)')
+            for i in range(2000): c.execute('INSERT INTO files (path) VALUES (?)', (b'/elsewhere/%d' % i,))
+            shutil.copy('\(other)-wal', '\(index)-wal')
+            """
+        #expect(try runTool("/usr/bin/python3", ["-c", script]).status == 0)
+        let r = try docent(["index"])
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(r.stderr.contains("was not left by Docent"), "\(r.stderr)")
+        try expectIndexEqualsDisk("foreign log")
+    }
+
+    @Test("A search that meets damage leaves word for the next index run, which checks and rebuilds")
+    func readerFlagsDamage() throws {
+        #expect(try docent(["index", root]).status == 0)
+        // Every page's b-tree header but the schema's zeroed, so whatever the search reads is
+        // found damaged. (Damage inside a page's cells can go unseen by a search — SQLite keeps
+        // no page checksums — until a writer's check finds it.)
+        let length = size()
+        for page in stride(from: 4096, to: length, by: 4096) { try overwrite(at: page, with: Array(repeating: 0, count: 8)) }
+        let search = try docent(["search", Self.word(9)])
+        #expect(search.status == 2, "\(search.stdout)")
+        expectReaderSaysDamageCleanly(search, "search")
+        #expect(FileManager.default.fileExists(atPath: index + ".damaged"))
+        let r = try docent(["index"])
+        #expect(r.status == 0 && r.stderr.contains("rebuilding it"), "\(r.stderr)")
+        try expectIndexEqualsDisk("flagged")
+    }
+}
+
+/// A small seeded generator, so a failing case can be run again.
+struct SplitMix {
+    var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}
