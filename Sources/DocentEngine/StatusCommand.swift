@@ -65,6 +65,7 @@ struct StatusCommand: ParsableCommand {
                 for directory in watch.unwatchedDirectories.prefix(20) { Output.line("           \(directory.terminalSafe)") }
             }
             for root in watch.missingRoots { Output.line("         root missing, watched for its return: \(root.terminalSafe)") }
+            if let problem = watch.problem { Output.line("         waiting: \(problem.terminalSafe)") }
         } else {
             Output.line("watcher  not running (`docent watch` keeps the index current)")
         }
@@ -115,6 +116,7 @@ struct StatusCommand: ParsableCommand {
             "missingRoots": watch?.missingRoots ?? [],
         ]
         if let watch { object["watcherPid"] = watch.pid }
+        if let problem = watch?.problem { object["problem"] = problem }
         if errors {
             object["filesWithErrors"] = failed.map {
                 ["path": $0.displayPath, "contentType": $0.contentType, "kind": $0.errorKind ?? "", "message": $0.errorMessage ?? ""]

@@ -100,6 +100,7 @@ public final class WatchService: Sendable {
                 // the changes wait in front of any newer ones and are tried again, later and later.
                 inbox.putBack(changes)
                 waitAfterStorageFailure(error)
+                inbox.wake()  // what was put back is due now, whether or not anything new came
                 continue
             }
             logger.debug("applied \(changes.count) changes: \(applied.read) read, \(applied.removed) removed, \(applied.moved) moved")

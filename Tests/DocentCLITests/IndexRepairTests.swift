@@ -171,3 +171,31 @@ struct SplitMix {
         return z ^ (z >> 31)
     }
 }
+
+/// The running watcher repairs: told by a search that met damage, or meeting it itself.
+@Suite("A damaged index under a running docent watch", .serialized)
+final class WatcherRepairTests: WatchFixture {
+    @Test("A search that meets damage tells the running watcher, which rebuilds the index and goes on watching")
+    func searchTellsWatcher() throws {
+        for i in 0..<40 { try write("d\(i % 4)/f\(i).txt", "watched file \(i) holds lemur\(i)x " + String(repeating: "padding ", count: 200)) }
+        try start()
+        #expect(try settledAndEqual())
+        let index = dir.path + "/data/docent/index.sqlite"
+        // Everything into the database file first (a page in the log would hide the damage).
+        let checkpoint = "import sqlite3; sqlite3.connect('\(index)').execute('PRAGMA wal_checkpoint(TRUNCATE)')"
+        #expect(try runTool("/usr/bin/python3", ["-c", checkpoint]).status == 0)
+        var status = stat()
+        stat(index, &status)
+        let fd = open(index, O_WRONLY)
+        for page in stride(from: 4096, to: Int(status.st_size), by: 4096) { _ = pwrite(fd, [UInt8](repeating: 0, count: 8), 8, off_t(page)) }
+        close(fd)
+        let r = try Docent.run(["search", "lemur7x"], environment: env)
+        #expect(r.status == 2 && r.stderr.contains("the running `docent watch` (pid"), "\(r.stderr)")
+        #expect(eventually(60) { (try? self.search("lemur7x")) == ["d3/f7.txt"] }, "\(log)")
+        #expect(log.contains("moved aside"), "\(log)")
+        try write("after.txt", "tapir")  // and it still watches
+        #expect(try settledAndEqual())
+        #expect(try search("tapir") == ["after.txt"])
+        #expect(try stop() == 0)
+    }
+}
