@@ -182,3 +182,20 @@ let package = Package(
     ],
     swiftLanguageModes: [.v6]
 )
+
+// Fuzz targets (Fuzz/): libFuzzer executables, one per parser of untrusted bytes, built only
+// for fuzzing (`DOCENT_FUZZ=1`, with `-sanitize=fuzzer`; Fuzz/run.sh does both).
+if Context.environment["DOCENT_FUZZ"] != nil {
+    let fuzzTargets: [(name: String, dependencies: [Target.Dependency])] = [
+        ("FuzzJSON", ["Documents"]), ("FuzzCSV", ["Documents"]), ("FuzzRTF", ["Documents"]),
+        ("FuzzManPage", ["Documents"]), ("FuzzMarkdown", ["Documents"]), ("FuzzImageHeader", ["Documents"]),
+        ("FuzzQuery", ["Index"]), ("FuzzDeclarations", ["ContentTypes"]), ("FuzzInotify", ["Watcher"]),
+        ("FuzzHelperReply", ["Engine"]),
+    ]
+    package.targets.append(.target(name: "CLibFuzzer", path: "Fuzz/CLibFuzzer"))
+    for target in fuzzTargets {
+        package.targets.append(.executableTarget(name: target.name, dependencies: target.dependencies + ["CLibFuzzer"],
+                                                 path: "Fuzz/\(target.name)"))
+        package.products.append(.executable(name: target.name, targets: [target.name]))
+    }
+}

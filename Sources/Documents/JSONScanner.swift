@@ -107,7 +107,13 @@ struct JSONScanner {
                 expect = container == .object ? .keyOrEnd : .valueOrEnd
             case UInt8(ascii: "\""):
                 let start = i
-                guard let value = try string(bytes, &i, fail: fail) else {  // input ends inside the string
+                // The string's end comes back as a value: `fail` reads `i`, so `i` cannot be
+                // lent inout meanwhile (that was an exclusivity violation: a crash, found by FuzzJSON).
+                let (read, end) = try string(bytes, from: i) { message, at in
+                    SyntaxError(line: line, column: at - lineStart + 1, message: message)
+                }
+                i = end
+                guard let value = read else {  // input ends inside the string
                     if isComplete { throw fail("unterminated string") }
                     return
                 }
@@ -171,19 +177,20 @@ struct JSONScanner {
         return bytes.isEmpty
     }
 
-    /// Reads the string starting at `i` (a quote); nil when the input ends inside it.
-    private func string(_ bytes: [UInt8], _ i: inout Int, fail: (String) -> SyntaxError) throws(SyntaxError) -> String? {
+    /// Reads the string starting at `start` (a quote): the string (nil when the input ends
+    /// inside it) and the index after it. `fail` makes the error for a message at an index.
+    private func string(_ bytes: [UInt8], from start: Int,
+                        fail: (String, Int) -> SyntaxError) throws(SyntaxError) -> (String?, end: Int) {
         var out: [UInt8] = []
-        i += 1
+        var i = start + 1
         while i < bytes.count {
             let c = bytes[i]
             if c == UInt8(ascii: "\"") {
-                i += 1
-                return String(decoding: out, as: UTF8.self)
+                return (String(decoding: out, as: UTF8.self), i + 1)
             }
-            if c < 0x20 { throw fail("control character in a string") }
+            if c < 0x20 { throw fail("control character in a string", i) }
             if c == UInt8(ascii: "\\") {
-                guard i + 1 < bytes.count else { return nil }
+                guard i + 1 < bytes.count else { return (nil, bytes.count) }
                 let e = bytes[i + 1]
                 switch e {
                 case UInt8(ascii: "n"): out.append(0x0A)
@@ -192,13 +199,13 @@ struct JSONScanner {
                 case UInt8(ascii: "b"), UInt8(ascii: "f"): out.append(0x20)
                 case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"): out.append(e)
                 case UInt8(ascii: "u"):
-                    guard i + 5 < bytes.count else { return nil }
+                    guard i + 5 < bytes.count else { return (nil, bytes.count) }
                     guard let unit = UInt32(String(decoding: bytes[(i + 2)...(i + 5)], as: UTF8.self), radix: 16) else {
-                        throw fail("bad \\u escape")
+                        throw fail("bad \\u escape", i)
                     }
                     out.append(contentsOf: String(Unicode.Scalar(unit).map(Character.init) ?? "\u{FFFD}").utf8)
                     i += 4
-                default: throw fail("bad escape '\\\(Character(Unicode.Scalar(e)))'")
+                default: throw fail("bad escape '\\\(Character(Unicode.Scalar(e)))'", i)
                 }
                 i += 2
                 continue
@@ -206,7 +213,7 @@ struct JSONScanner {
             out.append(c)
             i += 1
         }
-        return nil
+        return (nil, bytes.count)
     }
 
     // MARK: - Output

@@ -199,20 +199,30 @@ struct QueryParser {
             number.removeLast()
         }
         guard let value = Double(number), value >= 0 else { return nil }
-        return Int64(value * scale)
+        return clamped(value * scale)
     }
 
     /// A date (`2025-06-01`, UTC) or an age before `now` (`7d`, `12h`, `30m`, `2w`, `1y`), in nanoseconds.
     static func time(_ text: String, now: Date) throws -> Int64? {
         let ages: [Character: Double] = ["m": 60, "h": 3600, "d": 86400, "w": 7 * 86400, "y": 365 * 86400]
         if let unit = text.last, let seconds = ages[unit], let count = Double(text.dropLast()) {
-            return Int64((now.timeIntervalSince1970 - count * seconds) * 1e9)
+            return clamped((now.timeIntervalSince1970 - count * seconds) * 1e9)
         }
         let formatter = DateFormatter()
         formatter.locale = Locale(identifier: "en_US_POSIX")
         formatter.timeZone = TimeZone(identifier: "UTC")
         formatter.dateFormat = text.count > 10 ? "yyyy-MM-dd'T'HH:mm" : "yyyy-MM-dd"
         guard let date = formatter.date(from: text) else { return nil }
-        return Int64(date.timeIntervalSince1970 * 1e9)
+        return clamped(date.timeIntervalSince1970 * 1e9)
+    }
+
+    /// `value` as an Int64, held to Int64's range (a date before 1678 in nanoseconds is below
+    /// it, and means "before every file"); nil for NaN and infinities. Regression (found by
+    /// Fuzz/FuzzQuery): `modified:>1138-06-01`, `size:<1e30`, `size:nan` crashed the search.
+    static func clamped(_ value: Double) -> Int64? {
+        guard value.isFinite else { return nil }
+        if value <= -9.223_372_036_854_775e18 { return .min }
+        if value >= 9.223_372_036_854_775e18 { return .max }
+        return Int64(value)
     }
 }

@@ -26,4 +26,23 @@ struct JSONScannerTests {
         #expect(throws: Never.self) { try head.scan(Array(#"{"a": [1, 2, "unfinis"#.utf8), isComplete: false) }
         #expect(head.topLevelKeys == ["a"])
     }
+
+    // Regression (found by Fuzz/FuzzJSON): an error inside a string was made by a closure that
+    // read the index the string reader held inout — an exclusivity violation that crashed
+    // `docent index` on a 24-byte file.
+    @Test("An error inside a string is reported at its place, not a crash", arguments: [
+        (Array("{\"ln}:lu\nC".utf8) + [0, 0, 0, 0, 0, 0, 0], "invalid JSON at line 1, column 9: control character in a string"),
+        (Array(#"["ab\q"]"#.utf8), #"invalid JSON at line 1, column 5: bad escape '\q'"#),
+        (Array("[\"a\u{01}b\"]".utf8), "invalid JSON at line 1, column 4: control character in a string"),
+        (Array(#"["\uZZZZ"]"#.utf8), #"invalid JSON at line 1, column 3: bad \u escape"#),
+    ])
+    func errorsInsideStrings(bytes: [UInt8], message: String) {
+        var scanner = JSONScanner()
+        do {
+            try scanner.scan(bytes, isComplete: true)
+            Issue.record("no error for \(bytes)")
+        } catch {
+            #expect(error.description == message)
+        }
+    }
 }

@@ -67,4 +67,18 @@ struct SearchQueryTests {
             #expect(error.column == column, "\(text): \(error)")
         }
     }
+
+    // Regression (found by Fuzz/FuzzQuery): values beyond Int64 nanoseconds or bytes trapped
+    // in the conversion and crashed `docent search`.
+    @Test("Out-of-range sizes and dates are held to the range; NaN is a syntax error", arguments: [
+        ("modified:>1138-06-01", true), ("size:<1e30", true), ("modified:<1e12d", true), ("size:>9999999T", true), ("modified:<1e300d", false),
+        ("size:nan", false), ("modified:<infd", false),
+    ])
+    func outOfRange(text: String, accepted: Bool) {
+        if accepted {
+            #expect(throws: Never.self) { try SearchQuery.parse(text, now: Self.now) }
+        } else {
+            #expect(throws: QuerySyntaxError.self) { try SearchQuery.parse(text, now: Self.now) }
+        }
+    }
 }
