@@ -1,13 +1,13 @@
+import FileAccess
 import DocentCLI
 import Engine
 import Foundation
 import Logging
-import Synchronization
 
 /// The bottom line of the terminal while `docent watch` runs: what it is doing now, redrawn
 /// as that changes; log lines scroll above it.
 final class LiveStatusLine: Sendable {
-    private let line = Mutex("")
+    private let line = Locked("")
 
     /// Replaces the line.
     func show(_ text: String) {

@@ -62,7 +62,7 @@ struct WatchCommand: ParsableCommand {
         if let milliseconds = environment["DOCENT_UNWATCHED_RESCAN_MS"].flatMap(Int.init) {
             options.unwatchedRescanInterval = .milliseconds(milliseconds)
         }
-        let current = Mutex<WatchService?>(nil)
+        let current = Locked<WatchService?>(nil)
         let terminating = Atomic<Bool>(false), damageReported = Atomic<Bool>(false)
         let sources = Signals.on([SIGINT, SIGTERM]) {
             terminating.store(true, ordering: .releasing)

@@ -1,6 +1,6 @@
+import FileAccess
 import ContentTypes
 import Foundation
-import Synchronization
 
 /// A document type registered for viewing, with its viewer: SwiftUI's `DocumentGroup`,
 /// always read-only.
@@ -126,7 +126,7 @@ public struct DocumentGroup: Sendable {
 
 /// The lock an open reference document's viewer, metadata and snapshots run under.
 final class DocumentLock: Sendable {
-    private let mutex = Mutex(())
+    private let mutex = Locked(())
 
     func withLock<R>(_ body: () throws -> R) rethrows -> R {
         try mutex.withLock { _ in try body() }

@@ -1,6 +1,5 @@
 import FileAccess
 import Foundation
-import Synchronization
 import SystemPackage
 
 /// A file, a directory or a symbolic link, read lazily and read-only: Foundation's
@@ -36,8 +35,8 @@ public final class FileWrapper: Sendable {
     public let readLimit: Int
 
     let source: Source
-    private let names: Mutex<Names>
-    let cache = Mutex<Cache>(Cache())
+    private let names: Locked<Names>
+    let cache = Locked<Cache>(Cache())
 
     enum Source: Sendable {
         case disk(FilePath, FileStatus, known: [UInt8]?, knownIsWhole: Bool)
@@ -78,7 +77,7 @@ public final class FileWrapper: Sendable {
         fileAttributes = FileAttributes(status)
         self.readLimit = max(0, readLimit)
         let name = path.lastComponent?.string
-        names = Mutex(Names(filename: name, preferredFilename: name))
+        names = Locked(Names(filename: name, preferredFilename: name))
         switch status.kind {
         case .regular:
             kind = .regularFile
@@ -102,7 +101,7 @@ public final class FileWrapper: Sendable {
         fileAttributes = FileAttributes(kind: .regular, size: Int64(contents.count))
         readLimit = Int.max
         source = .memory(contents)
-        names = Mutex(Names())
+        names = Locked(Names())
     }
 
     /// A directory wrapper around child wrappers, keyed by name.
@@ -112,7 +111,7 @@ public final class FileWrapper: Sendable {
         fileAttributes = FileAttributes(kind: .directory, size: 0)
         readLimit = Int.max
         source = .children(children)
-        names = Mutex(Names())
+        names = Locked(Names())
     }
 
     /// A symbolic-link wrapper pointing at `url`.
@@ -122,7 +121,7 @@ public final class FileWrapper: Sendable {
         fileAttributes = FileAttributes(kind: .symbolicLink, size: 0)
         readLimit = Int.max
         source = .link(FilePath(url.path))
-        names = Mutex(Names())
+        names = Locked(Names())
     }
 
     // MARK: - Names and kinds

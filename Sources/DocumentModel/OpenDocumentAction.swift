@@ -1,6 +1,5 @@
 import FileAccess
 import Foundation
-import Synchronization
 import SystemPackage
 
 /// Opens documents by URL, keeping each open once: SwiftUI's `OpenDocumentAction`.
@@ -19,7 +18,7 @@ public final class OpenDocumentAction: Sendable {
     }
 
     private let loader: Loader
-    private let entries = Mutex<[String: Entry]>([:])
+    private let entries = Locked<[String: Entry]>([:])
 
     public init(loader: @escaping Loader) { self.loader = loader }
 

@@ -1,6 +1,5 @@
 import ContentTypes
 import Foundation
-import Synchronization
 
 /// A document opened through a `DocumentGroup`, whatever its type: its metadata, its preview
 /// and its renditions.

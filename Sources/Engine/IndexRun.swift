@@ -150,10 +150,10 @@ final class IndexRun {
 final class RunState: Sendable {
     let found = Atomic<Int>(0)
     let done = Atomic<Int>(0)
-    private let batch = Mutex(Batch())
+    private let batch = Locked(Batch())
     private let progress: (@Sendable (IndexProgress) -> Void)?
     private let start: ContinuousClock.Instant
-    private let lastReport: Mutex<ContinuousClock.Instant>
+    private let lastReport: Locked<ContinuousClock.Instant>
 
     /// A batch is written once it holds this many rows or this much text.
     static let batchRows = 256
@@ -162,7 +162,7 @@ final class RunState: Sendable {
     init(progress: (@Sendable (IndexProgress) -> Void)?, start: ContinuousClock.Instant) {
         self.progress = progress
         self.start = start
-        lastReport = Mutex(start)
+        lastReport = Locked(start)
     }
 
     /// One worker's loop: take a path, make its row, add it to the batch.

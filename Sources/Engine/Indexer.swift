@@ -1,10 +1,10 @@
+import FileAccess
 import Classifier
 import ContentTypes
 import DocumentModel
 import Documents
 import Foundation
 import Index
-import Synchronization
 import SystemPackage
 import Watcher
 
@@ -168,7 +168,7 @@ extension Duration {
 /// A value made on first use, once, whichever thread asks first.
 final class Lazy<Value: Sendable>: Sendable {
     private let make: @Sendable () -> Value
-    private let cell = Mutex<Value?>(nil)
+    private let cell = Locked<Value?>(nil)
 
     init(_ make: @escaping @Sendable () -> Value) { self.make = make }
 

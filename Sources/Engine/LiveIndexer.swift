@@ -2,7 +2,6 @@ import Dispatch
 import FileAccess
 import Foundation
 import Index
-import Synchronization
 import SystemPackage
 import Watcher
 
@@ -86,7 +85,7 @@ public final class LiveIndexer: Sendable {
         guard !paths.isEmpty else { return }
         let work = paths
         paths.removeAll()
-        let rows = Mutex<[IndexedFile]>([])
+        let rows = Locked<[IndexedFile]>([])
         let (indexer, loaders) = (self.indexer, self.loaders)
         DispatchQueue.concurrentPerform(iterations: min(indexer.workers, work.count)) { worker in
             let loader = loaders.take(indexer: indexer)

@@ -3,7 +3,6 @@ import Documents
 import FileAccess
 import Foundation
 import Index
-import Synchronization
 import SystemPackage
 #if canImport(Glibc)
 import Glibc
@@ -169,6 +168,6 @@ public struct PreviewCache: Sendable {
 
 /// A process-wide counter for unique temporary names.
 private final class Counter: Sendable {
-    private let value = Mutex(0)
+    private let value = Locked(0)
     func next() -> Int { value.withLock { $0 += 1; return $0 } }
 }

@@ -23,8 +23,8 @@ public final class WatchService: Sendable {
     private let stopped = Atomic<Bool>(false)
     private let reconciled = Atomic<Bool>(false)
     private let applying = Atomic<Bool>(false)
-    private let status: Mutex<WatchStatus>
-    private let statusWrite = Mutex(ContinuousClock.now)
+    private let status: Locked<WatchStatus>
+    private let statusWrite = Locked(ContinuousClock.now)
     private let watcherDone = DispatchSemaphore(value: 0)
     private let onStatus: (@Sendable (WatchStatus) -> Void)?
     /// Wakes a pause after a storage failure early, when the service stops.
@@ -42,7 +42,7 @@ public final class WatchService: Sendable {
         self.logger = logger
         let indexer = Indexer(index: index, settings: settings)
         live = LiveIndexer(indexer: indexer)
-        status = Mutex(WatchStatus(state: "starting", pending: 0, watchedDirectories: 0, unwatchedDirectories: [], overflows: 0,
+        status = Locked(WatchStatus(state: "starting", pending: 0, watchedDirectories: 0, unwatchedDirectories: [], overflows: 0,
                                    files: (try? index.count()) ?? 0, missingRoots: [], roots: roots.map(\.string),
                                    pid: getpid(), started: Date().timeIntervalSince1970, lastApplied: nil))
         let inbox = self.inbox
@@ -214,7 +214,7 @@ public final class WatchService: Sendable {
 
 /// Settled changes on their way from the watcher's thread to the applying one.
 private final class ChangeInbox: Sendable {
-    private let changes = Mutex<[FileChange]>([])
+    private let changes = Locked<[FileChange]>([])
     private let signal = DispatchSemaphore(value: 0)
 
     var count: Int { changes.withLock { $0.count } }

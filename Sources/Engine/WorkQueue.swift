@@ -1,5 +1,5 @@
+import FileAccess
 import Dispatch
-import Synchronization
 
 /// A bounded first-in first-out queue between one producer and several consumer threads:
 /// `put` waits while the queue is full, `take` waits while it is empty, so a fast crawl
@@ -7,7 +7,7 @@ import Synchronization
 final class WorkQueue<Item: Sendable>: Sendable {
     private let slots: DispatchSemaphore
     private let items = DispatchSemaphore(value: 0)
-    private let buffer = Mutex<[Item?]>([])
+    private let buffer = Locked<[Item?]>([])
 
     init(capacity: Int) {
         slots = DispatchSemaphore(value: capacity)

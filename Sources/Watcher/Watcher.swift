@@ -56,7 +56,7 @@ public final class Watcher: @unchecked Sendable {
     private let wakeDescriptor: Int32
     private let wakeWriter: Int32
     private let stopped = Atomic<Bool>(false)
-    private let published = Mutex(WatcherStatistics())
+    private let published = Locked(WatcherStatistics())
     private let onChanges: @Sendable ([FileChange]) -> Void
     private let onStatistics: @Sendable (WatcherStatistics) -> Void
     private let onWarning: @Sendable (String) -> Void
