@@ -176,8 +176,11 @@ public struct RTFDocument: FileDocument, DocumentMetadataProviding {
             case "emspace", "enspace", "qmspace": emit(" ")
             case "u":
                 guard var value = parameter else { return }
+                if !(-32_768...65_535).contains(value) { value = 0xFFFD }
                 if value < 0 { value += 65_536 }
-                if let scalar = UnicodeScalar(UInt32(value)) { emit(String(scalar)) }
+                // \uN is a signed 16-bit number; anything else is damage, shown as U+FFFD.
+                // (Regression, found by Fuzz/FuzzRTF: `\u-99999999` trapped in UInt32(_:).)
+                emit(String(UInt32(exactly: value).flatMap(UnicodeScalar.init) ?? "\u{FFFD}"))
                 toSkip = state.unicodeSkip
             case "uc": state.unicodeSkip = max(0, min(parameter ?? 1, 10))
             case "ansicpg": encoding = Self.encoding(codePage: parameter ?? 1252)

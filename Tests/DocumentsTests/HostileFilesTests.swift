@@ -22,6 +22,16 @@ struct HostileFilesTests {
         return document
     }
 
+    // Regression (found by Fuzz/FuzzRTF): a \u parameter outside a 16-bit number trapped in
+    // UInt32(_:) and crashed the indexer; it is now U+FFFD.
+    @Test("RTF \\u escapes out of range become U+FFFD", arguments: [#"\u-99999999"#, #"\u4444444444"#, #"\u99999"#])
+    func rtfUnicodeOutOfRange(escape: String) async throws {
+        let dir = try TemporaryDirectory()
+        let path = try dir.write("odd.rtf", #"{\rtf1\ansi before "# + escape + #"? after\par}"#)
+        let text = try await open(path).text
+        #expect(text.contains("before \u{FFFD}") && text.contains("after"), "\(text)")
+    }
+
     @Test("Malformed files get an error note and still a preview")
     func malformed() async throws {
         let dir = try TemporaryDirectory()
