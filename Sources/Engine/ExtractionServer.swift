@@ -47,8 +47,12 @@ public enum ExtractionServer {
     /// Serves requests on standard input, replies on standard output, until standard input ends.
     public static func serve(memoryBytes: Int, documents: DocumentRegistry = BuiltInDocuments.registry,
                              types: UTTypeRegistry = .shared) -> Never {
-        var limit = rlimit(rlim_cur: rlim_t(memoryBytes), rlim_max: rlim_t(memoryBytes))
-        _ = setrlimit(Int32(RLIMIT_AS.rawValue), &limit)
+        // The memory budget is an address-space limit; a sanitizer's shadow memory alone is
+        // larger, so a sanitizer build runs its helpers without one (and says so nowhere else).
+        if !Sanitizers.active {
+            var limit = rlimit(rlim_cur: rlim_t(memoryBytes), rlim_max: rlim_t(memoryBytes))
+            _ = setrlimit(Int32(RLIMIT_AS.rawValue), &limit)
+        }
         var loaders: [Int: DocumentLoader] = [:]
         let fault = Fault(ProcessInfo.processInfo.environment["DOCENT_HELPER_FAULT"])
         while let frame = Frame.read(from: STDIN_FILENO, deadline: nil) {
@@ -111,6 +115,9 @@ public enum ExtractionServer {
             case "crash": abort()
             case "hang": while true { pause() }
             case "allocate":
+                // A sanitizer build has no budget to reach (see `serve`): it would take the
+                // machine's memory instead. What the budget does, a crash, is done at once.
+                if Sanitizers.active { abort() }
                 // Address space is what RLIMIT_AS counts: reserving it is enough to reach the budget.
                 var blocks: [UnsafeMutableRawPointer] = []
                 while let block = malloc(64 << 20) { blocks.append(block) }

@@ -1,0 +1,10 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Whether this process runs under AddressSanitizer or ThreadSanitizer (a build made with
+/// `--sanitize=address` or `--sanitize=thread`): their runtimes reserve terabytes of address
+/// space for shadow memory, so an address-space budget (`RLIMIT_AS`) cannot be applied.
+public enum Sanitizers {
+    public static let active: Bool = ["__asan_init", "__tsan_init"].contains { dlsym(nil, $0) != nil }
+}
