@@ -6,5 +6,5 @@ import Glibc
 /// `--sanitize=address` or `--sanitize=thread`): their runtimes reserve terabytes of address
 /// space for shadow memory, so an address-space budget (`RLIMIT_AS`) cannot be applied.
 public enum Sanitizers {
-    public static let active: Bool = ["__asan_init", "__tsan_init"].contains { dlsym(nil, $0) != nil }
+    public static let active: Bool = dlsym(nil, "__asan_init") != nil || dlsym(nil, "__tsan_init") != nil
 }
