@@ -14,7 +14,7 @@ struct ClassifyBench: ParsableCommand {
         abstract: "Docent's classification throughput and agreement, against file(1) and gio in the same run."
     )
 
-    @Argument(help: "The corpus directory (see shared/bench/make-corpus.sh).")
+    @Argument(help: "The corpus directory (see Benchmarks/make-corpus.sh).")
     var corpus: String = "/tmp/docent-bench/corpus"
 
     @Option(help: "Runs of each timed step; the median is reported.")
@@ -35,7 +35,7 @@ struct ClassifyBench: ParsableCommand {
     func run() throws {
         var files: [FilePath] = []
         Crawler().walk(FilePath(corpus)) { files.append($0) }
-        guard !files.isEmpty else { throw ValidationError("no files under \(corpus); build the corpus with shared/bench/make-corpus.sh") }
+        guard !files.isEmpty else { throw ValidationError("no files under \(corpus); build the corpus with Benchmarks/make-corpus.sh") }
         let work = FileManager.default.temporaryDirectory.appendingPathComponent("docent-bench-\(getpid())").path
         try FileManager.default.createDirectory(atPath: work, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: work) }

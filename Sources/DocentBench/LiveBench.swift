@@ -15,7 +15,7 @@ struct LiveBench: ParsableCommand {
         abstract: "docent watch on the corpus: start-up, idle CPU and wake-ups, memory, write-to-searchable and write-to-preview latency."
     )
 
-    @Argument(help: "The corpus directory (see shared/bench/make-corpus.sh).")
+    @Argument(help: "The corpus directory (see Benchmarks/make-corpus.sh).")
     var corpus: String = "/tmp/docent-bench/corpus"
 
     @Option(help: "Edits to time (each is one file rewritten with a new word).")
@@ -44,7 +44,7 @@ struct LiveBench: ParsableCommand {
 
     /// Runs the watcher and the edits; the figures by name (seconds, percent, MB, ms).
     func measure() throws -> [String: Double] {
-        guard FileManager.default.fileExists(atPath: corpus) else { throw ValidationError("no corpus at \(corpus); see shared/bench/") }
+        guard FileManager.default.fileExists(atPath: corpus) else { throw ValidationError("no corpus at \(corpus); see Benchmarks/make-corpus.sh") }
         let work = self.work ?? FileManager.default.temporaryDirectory.appendingPathComponent("docent-live-\(getpid())").path
         let scratch = work + "/edits"
         try FileManager.default.createDirectory(atPath: scratch, withIntermediateDirectories: true)

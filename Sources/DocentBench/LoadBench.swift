@@ -19,7 +19,7 @@ struct LoadBench: ParsableCommand {
         abstract: "docent watch under sustained writes and searches: RSS over time, write→searchable, failed searches, lost updates."
     )
 
-    @Argument(help: "The corpus directory (see shared/bench/make-corpus.sh).")
+    @Argument(help: "The corpus directory (see Benchmarks/make-corpus.sh).")
     var corpus: String = "/tmp/docent-bench/corpus"
 
     @Option(help: "Files rewritten per second.")
@@ -38,7 +38,7 @@ struct LoadBench: ParsableCommand {
     var work: String?
 
     func run() throws {
-        guard FileManager.default.fileExists(atPath: corpus) else { throw ValidationError("no corpus at \(corpus); see shared/bench/") }
+        guard FileManager.default.fileExists(atPath: corpus) else { throw ValidationError("no corpus at \(corpus); see Benchmarks/make-corpus.sh") }
         let work = self.work ?? FileManager.default.temporaryDirectory.appendingPathComponent("docent-load-\(getpid())").path
         let scratch = work + "/churn"
         try FileManager.default.createDirectory(atPath: scratch, withIntermediateDirectories: true)

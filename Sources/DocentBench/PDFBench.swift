@@ -10,7 +10,7 @@ struct PDFBench: ParsableCommand {
         abstract: "Word overlap between `docent export --as txt` and `pdftotext` on every PDF of the corpus."
     )
 
-    @Argument(help: "The corpus directory (see shared/bench/make-corpus.sh).")
+    @Argument(help: "The corpus directory (see Benchmarks/make-corpus.sh).")
     var corpus: String = "/tmp/docent-bench/corpus"
 
     func run() throws {

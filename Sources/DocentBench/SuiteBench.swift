@@ -16,7 +16,7 @@ struct SuiteBench: ParsableCommand {
             """
     )
 
-    @Argument(help: "The corpus directory (see shared/bench/make-corpus.sh).")
+    @Argument(help: "The corpus directory (see Benchmarks/make-corpus.sh).")
     var corpus: String = "/tmp/docent-bench/corpus"
 
     @Option(help: "Runs of each cheap timed step (floors, re-index); the median is reported.")
@@ -51,7 +51,7 @@ struct SuiteBench: ParsableCommand {
 
     func run() throws {
         let files = try listFiles()
-        guard !files.isEmpty else { throw ValidationError("no files under \(corpus); build the corpus with shared/bench/make-corpus.sh") }
+        guard !files.isEmpty else { throw ValidationError("no files under \(corpus); build the corpus with Benchmarks/make-corpus.sh") }
         let work = self.work ?? FileManager.default.temporaryDirectory.appendingPathComponent("docent-suite-\(getpid())").path
         try FileManager.default.createDirectory(atPath: work, withIntermediateDirectories: true)
         defer { if self.work == nil { try? FileManager.default.removeItem(atPath: work) } }
