@@ -193,8 +193,9 @@ if Context.environment["DOCENT_FUZZ"] != nil {
         ("FuzzHelperReply", ["Engine"]),
     ]
     package.targets.append(.target(name: "CLibFuzzer", path: "Fuzz/CLibFuzzer"))
+    package.targets.append(.target(name: "FuzzSupport", dependencies: ["CLibFuzzer"], path: "Fuzz/FuzzSupport"))
     for target in fuzzTargets {
-        package.targets.append(.executableTarget(name: target.name, dependencies: target.dependencies + ["CLibFuzzer"],
+        package.targets.append(.executableTarget(name: target.name, dependencies: target.dependencies + ["FuzzSupport"],
                                                  path: "Fuzz/\(target.name)"))
         package.products.append(.executable(name: target.name, targets: [target.name]))
     }

@@ -1,19 +1,11 @@
 // Fuzz target: an inotify read buffer, decoded into events.
 // Built and run by Fuzz/run.sh; libFuzzer's flags are this program's flags.
-import CLibFuzzer
+import FuzzSupport
 import Watcher
-#if canImport(Glibc)
-import Glibc
-#endif
 
 /// One input, as Docent meets such bytes.
-func fuzzOne(_ bytes: UnsafeBufferPointer<UInt8>) {
+@Sendable func fuzzOne(_ bytes: UnsafeBufferPointer<UInt8>) {
     _ = InotifyEvent.decode(UnsafeRawBufferPointer(bytes))
 }
 
-var argc = CommandLine.argc
-var argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>? = CommandLine.unsafeArgv
-exit(LLVMFuzzerRunDriver(&argc, &argv) { data, size in
-    fuzzOne(UnsafeBufferPointer(start: data, count: size))
-    return 0
-})
+runFuzzer(fuzzOne)
