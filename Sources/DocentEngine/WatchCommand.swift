@@ -182,9 +182,17 @@ enum WatchLock {
 /// (the kernel derives a best-effort I/O priority from the nice value; the systemd unit
 /// asks for the idle class outright).
 enum Priority {
+    /// Every thread of this process, and so every thread they start, at nice 19 and
+    /// SCHED_IDLE. Linux keeps both per thread (`setpriority(PRIO_PROCESS, 0, …)` and
+    /// `sched_setscheduler(0, …)` change the calling thread only): a watcher whose main
+    /// thread and libdispatch's manager kept normal priority did its work outside the idle
+    /// class (seen in `ps -L` under load), so each thread in /proc/self/task is set.
     static func becomeBackground() {
-        _ = setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, 19)
-        var parameters = sched_param(sched_priority: 0)
-        _ = sched_setscheduler(0, 5, &parameters)  // SCHED_IDLE (5 in <linux/sched.h>; Glibc hides it without _GNU_SOURCE)
+        let threads = ((try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/task")) ?? []).compactMap { Int32($0) }
+        for thread in threads.isEmpty ? [0] : threads {
+            _ = setpriority(__priority_which_t(PRIO_PROCESS.rawValue), id_t(thread), 19)
+            var parameters = sched_param(sched_priority: 0)
+            _ = sched_setscheduler(thread, 5, &parameters)  // SCHED_IDLE (5 in <linux/sched.h>; Glibc hides it without _GNU_SOURCE)
+        }
     }
 }

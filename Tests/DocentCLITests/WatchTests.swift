@@ -76,6 +76,28 @@ final class WatchTests: WatchFixture {
         #expect(try stop() == 0)
     }
 
+    /// Regression: only the thread that ran the command was made idle (Linux keeps nice and
+    /// scheduling class per thread); the main thread and libdispatch's kept normal priority.
+    @Test("Every thread of docent watch and of its helpers runs at SCHED_IDLE and nice 19")
+    func everyThreadIdle() throws {
+        try write("a.json", "{\"kettle\": 1}")
+        try write("b.pdf", "%PDF-1.4 not really a pdf")  // a helper is started for it
+        try start()
+        #expect(try settledAndEqual())
+        let pid = try #require(watcher?.processIdentifier)
+        let helpers = ((try? String(contentsOfFile: "/proc/\(pid)/task/\(pid)/children", encoding: .utf8)) ?? "")
+            .split(separator: " ").compactMap { Int32($0) }
+        for process in [pid] + helpers {
+            for task in try FileManager.default.contentsOfDirectory(atPath: "/proc/\(process)/task") {
+                let stat = try String(contentsOfFile: "/proc/\(process)/task/\(task)/stat", encoding: .utf8)
+                // Fields after the name: nice is field 19, policy field 41 (proc(5)).
+                let fields = stat[stat.index(after: stat.lastIndex(of: ")")!)...].split(separator: " ")
+                #expect(fields[16] == "19" && fields[38] == "5", "process \(process) thread \(task): nice \(fields[16]), policy \(fields[38])")
+            }
+        }
+        #expect(try stop() == 0)
+    }
+
     @Test("A root that is deleted and created again is picked up again")
     func rootComesBack() throws {
         try write("one.txt", "first cup")
