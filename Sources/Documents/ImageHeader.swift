@@ -124,7 +124,10 @@ struct ImageHeader: Sendable, Hashable {
         let colours = hasTable ? 1 << (Int(packed & 0x07) + 1) : nil
         // Animated GIFs carry the NETSCAPE2.0 looping extension.
         let looping = Array("NETSCAPE2.0".utf8)
-        let animated = b.count > looping.count && (13...(b.count - looping.count)).contains { b[$0..<($0 + looping.count)].elementsEqual(looping) }
+        // (Regression, found by Fuzz/FuzzImageHeader: a 13- to 23-byte GIF made this range
+        // run backwards, 13...(count - 11), which traps.)
+        let animated = b.count >= 13 + looping.count
+            && (13...(b.count - looping.count)).contains { b[$0..<($0 + looping.count)].elementsEqual(looping) }
         return ImageHeader(format: "GIF", width: le16(b, 6), height: le16(b, 8), bitDepth: Int(packed & 0x07) + 1,
                            colourModel: colours.map { "palette (\($0) colours)" } ?? "palette", hasAlpha: nil,
                            isAnimated: animated ? true : nil)

@@ -32,6 +32,19 @@ struct HostileFilesTests {
         #expect(text.contains("before \u{FFFD}") && text.contains("after"), "\(text)")
     }
 
+    // Regression (found by Fuzz/FuzzImageHeader): a GIF of 13 to 23 bytes crashed the
+    // reader (the search for the looping extension ran over a backwards range).
+    @Test("Short GIFs (every length from 13 to 24 bytes) are read, not a crash")
+    func shortGIFs() async throws {
+        let dir = try TemporaryDirectory()
+        let head: [UInt8] = Array("GIF89a".utf8) + [20, 0, 22, 0, 0x80, 0, 0]
+        for length in 13...24 {
+            let path = try dir.write("short\(length).gif", bytes: (head + Array(repeating: 0x3B, count: 16)).prefix(length))
+            let document = try await open(path)
+            #expect(document.field("Width") == "20", "\(length) bytes: \(document.metadata)")
+        }
+    }
+
     @Test("Malformed files get an error note and still a preview")
     func malformed() async throws {
         let dir = try TemporaryDirectory()
