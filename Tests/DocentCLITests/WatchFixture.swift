@@ -64,7 +64,7 @@ class WatchFixture {
 
     /// Waits until `condition` holds, up to `seconds`; false if it never did.
     func eventually(_ seconds: Double = 20, _ condition: () throws -> Bool) rethrows -> Bool {
-        let deadline = Date().addingTimeInterval(seconds)
+        let deadline = Date().addingTimeInterval(seconds * deadlineFactor)
         while Date() < deadline {
             if try condition() { return true }
             usleep(20_000)

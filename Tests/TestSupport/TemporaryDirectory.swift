@@ -52,3 +52,7 @@ public func runTool(_ executable: String, _ arguments: [String], stdin: Data? = 
     process.waitUntilExit()
     return (process.terminationStatus, output)
 }
+
+/// How much longer a deadline may be: 5 under a sanitizer (`swift test --sanitize=…`, which
+/// makes every Docent process 2 to 15 times slower), else 1.
+public let deadlineFactor: Double = dlsym(nil, "__asan_init") != nil || dlsym(nil, "__tsan_init") != nil ? 5 : 1
