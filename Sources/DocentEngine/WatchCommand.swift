@@ -40,6 +40,9 @@ struct WatchCommand: ParsableCommand {
     @Flag(name: .shortAndLong, help: "Log every batch of changes.")
     var verbose = false
 
+    @Option(help: "idle: every thread at nice 19 and SCHED_IDLE, a guest that yields to everything else (the default); normal: ordinary priority, for a machine always busy enough to starve an idle indexer.")
+    var priority: WatchPriority = .idle
+
     func run() throws {
         Output.ignoreSIGPIPE()
         let settings = try Settings.loadForCommand()
@@ -47,7 +50,7 @@ struct WatchCommand: ParsableCommand {
         defer { session.finish() }
         let paths = try Roots.resolve(roots, in: session.index, settings: settings, command: "watch", keepMissing: true)
         try WatchLock.acquire(session.index, wait: wait)
-        Priority.becomeBackground()
+        if priority == .idle { Priority.becomeBackground() }
 
         // On a terminal, the last line says what the watcher is doing; logs scroll above it.
         let line = Terminal.standardErrorIsTerminal ? LiveStatusLine() : nil
@@ -176,6 +179,11 @@ enum WatchLock {
         _ = fchmod(fd, PrivateStorage.fileMode)
         return fd
     }
+}
+
+/// How `docent watch` shares the machine.
+enum WatchPriority: String, ExpressibleByArgument, CaseIterable {
+    case idle, normal
 }
 
 /// Background work runs as a guest: lowest CPU priority, and the idle I/O class follows it

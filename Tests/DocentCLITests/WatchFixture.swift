@@ -26,7 +26,11 @@ class WatchFixture {
     func start(_ extraEnvironment: [String: String] = [:], arguments: [String]? = nil) throws {
         let process = Process()
         process.executableURL = Docent.binary
-        process.arguments = arguments ?? ["watch", root, "--verbose"]
+        // Ordinary priority: an idle-class watcher yields to the suite's own parallel
+        // processes and misses deadlines on a busy machine. (WatchTests checks the default.)
+        var arguments = arguments ?? ["watch", root, "--verbose"]
+        if arguments.first == "watch", !arguments.contains("--priority") { arguments += ["--priority", "normal"] }
+        process.arguments = arguments
         process.environment = ProcessInfo.processInfo.environment.merging(env) { $1 }.merging(extraEnvironment) { $1 }
             .merging(["DOCENT_CONFIG_DIR": "/nonexistent/docent-test-config"]) { $1 }
         if !FileManager.default.fileExists(atPath: logPath) { _ = FileManager.default.createFile(atPath: logPath, contents: nil) }

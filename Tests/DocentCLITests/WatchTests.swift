@@ -82,7 +82,7 @@ final class WatchTests: WatchFixture {
     func everyThreadIdle() throws {
         try write("a.json", "{\"kettle\": 1}")
         try write("b.pdf", "%PDF-1.4 not really a pdf")  // a helper is started for it
-        try start()
+        try start(arguments: ["watch", root, "--priority", "idle"])
         #expect(try settledAndEqual())
         let pid = try #require(watcher?.processIdentifier)
         let helpers = ((try? String(contentsOfFile: "/proc/\(pid)/task/\(pid)/children", encoding: .utf8)) ?? "")
