@@ -115,20 +115,35 @@ final class ExtractionHelper {
 
     /// The helper is gone: why, from how it ended.
     private func died() -> ExtractionFailure {
-        let process = self.process
-        shutDown(kill: true)
-        var signal: Int32?
-        if let process, process.terminationReason == .uncaughtSignal { signal = process.terminationStatus }
-        return .crashed(signal: signal, memoryBytes: budget.memoryBytes)
+        .crashed(signal: shutDown(kill: true), memoryBytes: budget.memoryBytes)
     }
 
-    private func shutDown(kill killing: Bool) {
+    /// Ends the helper; with `kill`, waits for it and returns the signal that ended it, if one did.
+    @discardableResult
+    private func shutDown(kill killing: Bool) -> Int32? {
         if socket >= 0 { close(socket) }  // the helper reads the end of its input and exits
         socket = -1
-        guard let process else { return }
-        if killing, process.isRunning { kill(process.processIdentifier, SIGKILL) }
-        if killing { process.waitUntilExit() }
+        guard let process else { return nil }
         self.process = nil
+        guard killing else { return nil }
+        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+        return Self.reap(process)
+    }
+
+    /// Waits for `process` to end and returns the signal that ended it, if one did. Bounded:
+    /// Foundation's child monitor was seen to miss a crashed helper's exit (under
+    /// AddressSanitizer), leaving `waitUntilExit()` — and the watcher — waiting on a zombie
+    /// forever; past a few seconds the child is reaped here with `waitpid`.
+    static func reap(_ process: Process) -> Int32? {
+        let deadline = ContinuousClock.now + .seconds(3)
+        while process.isRunning, ContinuousClock.now < deadline { usleep(2_000) }
+        if !process.isRunning {
+            return process.terminationReason == .uncaughtSignal ? process.terminationStatus : nil
+        }
+        var status: Int32 = 0
+        guard waitpid(process.processIdentifier, &status, 0) == process.processIdentifier else { return nil }
+        let signal = status & 0x7F  // WTERMSIG; 0 for a normal exit, 0x7F for a stopped child
+        return signal != 0 && signal != 0x7F ? signal : nil
     }
 
     /// The `docent-engine` executable, which serves `_extract`: `$DOCENT_HELPER`, this process
