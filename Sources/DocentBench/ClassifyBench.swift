@@ -8,7 +8,7 @@ import SystemPackage
 import Watcher
 
 /// Classification throughput beside `file --mime-type`, and agreement with shared-mime-info (`gio`).
-struct ClassifyBench: ParsableCommand {
+struct ClassifyBench: ParsableCommand, BenchOutput {
     static let configuration = CommandConfiguration(
         commandName: "classify",
         abstract: "Docent's classification throughput and agreement, against file(1) and gio in the same run."
@@ -167,8 +167,6 @@ struct ClassifyBench: ParsableCommand {
         }
     }
 
-    func log(_ s: String) { FileHandle.standardError.write(Data((s + "\n").utf8)) }
-    func fmt(_ d: Double) -> String { String(format: "%.2f", d) }
 }
 
 /// Per-index result slots written by the workers; each index is written by exactly one worker.

@@ -9,7 +9,7 @@ import Glibc
 
 /// `docent-bench live`: `docent watch` on the corpus — start-up, idle cost, memory, and how
 /// soon an edit is searchable and its cached preview refreshed.
-struct LiveBench: ParsableCommand {
+struct LiveBench: ParsableCommand, BenchOutput {
     static let configuration = CommandConfiguration(
         commandName: "live",
         abstract: "docent watch on the corpus: start-up, idle CPU and wake-ups, memory, write-to-searchable and write-to-preview latency."
@@ -135,14 +135,6 @@ struct LiveBench: ParsableCommand {
         return (searchable!, previewed!)
     }
 
-    func percentile(_ values: [Double], _ p: Double) -> Double {
-        let sorted = values.sorted()
-        guard !sorted.isEmpty else { return .nan }
-        return sorted[min(sorted.count - 1, Int((Double(sorted.count) * p / 100).rounded(.up)) - 1)]
-    }
-
-    func log(_ s: String) { FileHandle.standardError.write(Data((s + "\n").utf8)) }
-    func fmt(_ d: Double) -> String { String(format: "%.2f", d) }
 }
 
 /// `docent`, beside this benchmark's executable, with its data, cache and settings in `work`.

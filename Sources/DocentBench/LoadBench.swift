@@ -13,7 +13,7 @@ import Glibc
 /// reports the watcher's memory over time, how soon a write is searchable, whether any
 /// search failed, and, once the writer stops and the watcher settles, whether any update
 /// was lost.
-struct LoadBench: ParsableCommand {
+struct LoadBench: ParsableCommand, BenchOutput {
     static let configuration = CommandConfiguration(
         commandName: "load",
         abstract: "docent watch under sustained writes and searches: RSS over time, write→searchable, failed searches, lost updates."
@@ -199,12 +199,4 @@ struct LoadBench: ParsableCommand {
         }
     }
 
-    func percentile(_ values: [Double], _ p: Double) -> Double {
-        let sorted = values.sorted()
-        guard !sorted.isEmpty else { return .nan }
-        return sorted[min(sorted.count - 1, Int((Double(sorted.count) * p / 100).rounded(.up)) - 1)]
-    }
-
-    func log(_ s: String) { FileHandle.standardError.write(Data((s + "\n").utf8)) }
-    func fmt(_ d: Double) -> String { String(format: "%.2f", d) }
 }

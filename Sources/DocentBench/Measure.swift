@@ -20,3 +20,18 @@ enum Measure {
         try Spawn.run(["/bin/sh", "-c", command], stdoutPath: stdoutPath).status
     }
 }
+
+/// What every benchmark command prints with: progress on standard error, figures to two
+/// places, percentiles (nearest rank).
+protocol BenchOutput {}
+
+extension BenchOutput {
+    func log(_ s: String) { FileHandle.standardError.write(Data((s + "\n").utf8)) }
+    func fmt(_ d: Double) -> String { String(format: "%.2f", d) }
+
+    func percentile(_ values: [Double], _ p: Double) -> Double {
+        let sorted = values.sorted()
+        guard !sorted.isEmpty else { return .nan }
+        return sorted[min(sorted.count - 1, Int((Double(sorted.count) * p / 100).rounded(.up)) - 1)]
+    }
+}
