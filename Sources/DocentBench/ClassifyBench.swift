@@ -166,7 +166,6 @@ struct ClassifyBench: ParsableCommand, BenchOutput {
             for line in f["topDisagreements"] as! [String] { print("    " + line) }
         }
     }
-
 }
 
 /// Per-index result slots written by the workers; each index is written by exactly one worker.
