@@ -178,7 +178,7 @@ let package = Package(
             name: "WatcherTests",
             dependencies: ["Watcher", .product(name: "SystemPackage", package: "swift-system")]
         ),
-        .testTarget(name: "DocentCLITests", dependencies: ["ContentTypes", "TestSupport"]),
+        .testTarget(name: "DocentCLITests", dependencies: ["ContentTypes", "FileAccess", "TestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

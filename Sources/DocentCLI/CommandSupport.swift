@@ -31,10 +31,10 @@ package struct IndexLocation: ParsableArguments {
         FileIndex.flagDamage(at: path, message)
         if let watcher = RunningWatcher.find(index: path), kill(watcher, SIGUSR1) == 0 {
             return CommandFailure("the index at \(path) is damaged (\(message)); the running `docent watch` (pid \(watcher)) "
-                                  + "is moving it aside and rebuilding it from its roots now")
+                                  + "is rebuilding it from its roots now")
         }
         return CommandFailure("the index at \(path) is damaged (\(message)); `docent index` (or `docent watch`) "
-                              + "will move it aside and rebuild it from its roots")
+                              + "will rebuild it from its roots")
     }
 }
 

@@ -29,7 +29,7 @@ struct IndexCommand: ParsableCommand {
     @Flag(help: "Print a summary object: files, indexed, unchanged, moved, removed, errors, seconds.")
     var json = false
 
-    @Flag(help: "First check the whole index (SQLite's integrity_check, FTS5's integrity-check); a damaged one is moved aside and rebuilt.")
+    @Flag(help: "First check the whole index (SQLite's integrity_check, FTS5's integrity-check); a damaged one is kept aside as a copy, emptied and rebuilt.")
     var check = false
 
     func run() throws {

@@ -76,7 +76,7 @@ struct WatchCommand: ParsableCommand {
             damageReported.store(true, ordering: .releasing)
             current.withLock { $0 }?.stop()
         }
-        // The service runs until stopped; a damaged index is moved aside, rebuilt from the
+        // The service runs until stopped; a damaged index is copied aside, rebuilt from the
         // roots, and watched again — the new service's reconcile reads every file.
         while true {
             let service: WatchService

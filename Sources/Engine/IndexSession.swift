@@ -17,8 +17,8 @@ import Glibc
 /// - a write-ahead log that Docent did not leave: another database's, or a stale copy →
 ///   moved aside before SQLite can replay it, then the thorough check;
 /// - a reader's damage flag (`index.sqlite.damaged`) → the thorough check.
-/// A damaged index is moved aside (`index.sqlite.damaged-<time>`, the two newest kept) and
-/// made again, empty, with the roots from `index.sqlite.roots`; the command's own run then
+/// A damaged index is copied aside (`index.sqlite.damaged-<time>`, the two newest kept),
+/// emptied where it is and made again with the roots from `index.sqlite.roots`; the command's own run then
 /// reads every file under them. Writers hold a shared `flock` on `index.sqlite.writers`
 /// for their lifetime, so only the first judges and only the last records a clean close.
 public final class IndexSession {
@@ -49,9 +49,15 @@ public final class IndexSession {
         let assessment = Self.assess(path: path, writers: writers)
         if assessment == .foreignLog {
             let aside = path + "-wal.foreign-" + Self.timestamp()
-            if rename(path + "-wal", aside) == 0 {
+            let moved = Self.whileNobodyHasItOpen(path) { () -> Bool in
+                guard rename(path + "-wal", aside) == 0 else { return false }
                 unlink(path + "-shm")
+                return true
+            }
+            if moved == true {
                 report("\(path)-wal was not left by Docent (another database's log, or a stale copy): moved aside to \(aside) unread")
+            } else if moved == nil {
+                report("\(path)-wal was not left by Docent, but another process has the index open and reads it: checking the whole index")
             }
         }
         do {
@@ -89,6 +95,43 @@ public final class IndexSession {
     public func rebuild(after error: IndexError) throws(IndexError) {
         index = try Self.rebuild(path: path, privateDirectory: privateDirectory, after: error, old: index, report: report)
         rebuilt = true
+    }
+
+    /// Runs `body` while no other process has the database at `path` open or can open it,
+    /// by taking the locks SQLite's own connections take (its unix VFS, `os_unix.c`):
+    /// - the database file's EXCLUSIVE lock (write locks on its PENDING byte, 0x40000000,
+    ///   and on the 510-byte SHARED range after the RESERVED byte): no other connection is
+    ///   in a read or write transaction, nor can start one (it waits, SQLITE_BUSY);
+    /// - the "DMS" byte of the `-shm` file (128: after the 120-byte wal-index header and
+    ///   8 lock bytes), which every connection to a database in WAL mode holds shared from
+    ///   its first read to its close: none has the database open at all.
+    /// Waits up to `waiting` seconds for others to finish; nil when they did not, `body`'s
+    /// result otherwise. The locks go with the descriptors, closed after `body` (this
+    /// process must have no SQLite connection to the database: closing a descriptor drops
+    /// all of a process's locks on that file).
+    static func whileNobodyHasItOpen<T>(_ path: String, waiting: Double = 0, _ body: () -> T) -> T? {
+        let database = Glibc.open(path, O_RDWR | O_CLOEXEC)
+        let shared = Glibc.open(path + "-shm", O_RDWR | O_CLOEXEC)
+        defer {
+            if database >= 0 { Glibc.close(database) }
+            if shared >= 0 { Glibc.close(shared) }
+        }
+        func lock(_ fd: Int32, _ start: Int, _ length: Int) -> Bool {
+            guard fd >= 0 else { return true }  // no such file: nothing to exclude
+            var lock = flock()
+            lock.l_type = Int16(F_WRLCK)
+            lock.l_whence = Int16(SEEK_SET)
+            lock.l_start = off_t(start)
+            lock.l_len = off_t(length)
+            return fcntl(fd, F_SETLK, &lock) == 0
+        }
+        let pending = 0x4000_0000
+        let deadline = ContinuousClock.now + .milliseconds(Int(waiting * 1000))
+        while !(lock(database, pending, 1) && lock(database, pending + 2, 510) && lock(shared, 128, 1)) {
+            guard ContinuousClock.now < deadline else { return nil }
+            usleep(20_000)
+        }
+        return body()
     }
 
     /// Closes the index; the last writer records the clean close.
@@ -164,30 +207,79 @@ public final class IndexSession {
 
     // MARK: Rebuilding
 
-    /// Moves the damaged database (and its log) aside, keeps the two newest damaged copies,
-    /// and opens a new database with the same roots.
+    /// Keeps a copy of the damaged database (and its log) for inspection, the two newest
+    /// copies in all, empties the database file where it is, and makes it again with the
+    /// same roots.
+    ///
+    /// Only while no other process has it open (see `whileNobodyHasItOpen`): renamed aside
+    /// as it once was, a search that had opened the old file went on to open the new one's
+    /// log and shared memory by name, and the writer then met SQLITE_IOERR (one rebuild in
+    /// 40 under concurrent searches); emptied under a search's memory mapping, the search
+    /// died of SIGBUS. (SQLite's own reset, `SQLITE_DBCONFIG_RESET_DATABASE` and VACUUM,
+    /// left a malformed database under the same searches.) Searches are short: this waits
+    /// for them, and one starting meanwhile waits for the rebuilt index.
     static func rebuild(path: String, privateDirectory: Bool, after error: IndexError, old: FileIndex?,
                         report: (String) -> Void) throws(IndexError) -> FileIndex {
         var roots = FileIndex.rootsInFile(for: path)
         if roots.isEmpty, let old, let stored = try? old.roots() { roots = stored.map(\.path) }
         try? old?.close()
         let aside = path + ".damaged-" + timestamp()
-        guard rename(path, aside) == 0 else {
-            throw .cannotOpen(path: path, message: "it is damaged and could not be moved aside: \(Errno(rawValue: errno))")
+        // The copy first: the searches kept waiting below are the ones that started late.
+        if copy(path, to: aside), access(path + "-wal", F_OK) == 0 { _ = copy(path + "-wal", to: aside + "-wal") }
+        let emptied = whileNobodyHasItOpen(path, waiting: 60) { () -> Int32 in
+            // An empty file is an empty database; with no log, SQLite's next opener (the
+            // first, so it rebuilds the shared memory) finds nothing of the old one.
+            guard truncate(path, 0) == 0 else { return errno }
+            unlink(path + "-wal")
+            unlink(path + "-journal")
+            return 0
         }
-        _ = rename(path + "-wal", aside + "-wal")
-        unlink(path + "-shm")
-        unlink(path + "-journal")
+        guard let emptied else {
+            throw .cannotOpen(path: path, message: "it is damaged, and another process has kept it open for a minute; "
+                              + "stop it (a `docent search --follow`?) and run `docent index`")
+        }
+        guard emptied == 0 else { throw .cannotOpen(path: path, message: "it is damaged and cannot be emptied: \(Errno(rawValue: emptied))") }
+        pruneDamagedCopies(of: path, keeping: 2)
         unlink(path + ".clean")
         unlink(FileIndex.damageFlagPath(for: path))
-        pruneDamagedCopies(of: path, keeping: 2)
         let index = try FileIndex(path: path, privateDirectory: privateDirectory)
         try index.addRoots(roots)
         let cause: String
         if case .damaged(_, let message) = error { cause = message } else { cause = error.description }
-        report("the index at \(path) was damaged (\(cause)): moved aside to \(aside); rebuilding it from its "
-               + (roots.count == 1 ? "root" : "\(roots.count) roots"))
+        let kept = access(aside, F_OK) == 0
+        report("the index at \(path) was damaged (\(cause)): " + (kept ? "a copy is kept at \(aside); " : "")
+               + "emptied and rebuilding it from its " + (roots.count == 1 ? "root" : "\(roots.count) roots"))
         return index
+    }
+
+    /// Copies `source` to a new private file `destination`; false (and nothing left) when it
+    /// cannot (a full disk must not stop the rebuild).
+    static func copy(_ source: String, to destination: String) -> Bool {
+        let input = Glibc.open(source, O_RDONLY | O_CLOEXEC)
+        guard input >= 0 else { return false }
+        defer { Glibc.close(input) }
+        guard let output = try? PrivateStorage.create(destination) else { return false }
+        var buffer = [UInt8](repeating: 0, count: 1 << 20)
+        var ok = true
+        while ok {
+            let count = buffer.withUnsafeMutableBytes { Glibc.read(input, $0.baseAddress, $0.count) }
+            if count == 0 { break }
+            if count < 0 {
+                if errno == EINTR { continue }
+                ok = false
+                break
+            }
+            var written = 0
+            while written < count {
+                let n = buffer.withUnsafeBytes { Glibc.write(output, $0.baseAddress! + written, count - written) }
+                if n < 0, errno == EINTR { continue }
+                guard n > 0 else { ok = false; break }
+                written += n
+            }
+        }
+        Glibc.close(output)
+        if !ok { unlink(destination) }
+        return ok
     }
 
     /// Removes all but the newest `keeping` damaged copies (each as large as an index).

@@ -4,7 +4,7 @@ import GRDB
 
 /// Knowing when the index is damaged, and what rebuilding it needs.
 ///
-/// The index is a cache of the file system: a damaged one is moved aside and made again
+/// The index is a cache of the file system: a damaged one is emptied and made again
 /// from the roots, which are therefore also kept outside the database, in `index.sqlite.roots`.
 /// A reader (a search, `status`) that meets damage says so and leaves a flag,
 /// `index.sqlite.damaged`, for the next writer (`index`, `watch`) to act on.

@@ -88,6 +88,24 @@ extension FileIndex {
                 CREATE INDEX type_ancestry_type ON type_ancestry(type);
                 """)
         }
+        migrator.registerMigration("v5") { db in
+            // The same table with its columns in its key's order. SQLite 3.40.0 to 3.41.0
+            // (Debian 12 has 3.40.1) have `PRAGMA quick_check` report "NULL value in
+            // type_ancestry.type" for every row of a WITHOUT ROWID table whose key lists its
+            // columns in another order than the table does: after every unclean shutdown the
+            // index was found "damaged" and rebuilt whole.
+            try db.execute(sql: """
+                CREATE TABLE type_ancestry_v5 (
+                    ancestor TEXT NOT NULL,
+                    type TEXT NOT NULL,
+                    PRIMARY KEY (ancestor, type)
+                ) WITHOUT ROWID;
+                INSERT INTO type_ancestry_v5 (ancestor, type) SELECT ancestor, type FROM type_ancestry;
+                DROP TABLE type_ancestry;
+                ALTER TABLE type_ancestry_v5 RENAME TO type_ancestry;
+                CREATE INDEX type_ancestry_type ON type_ancestry(type);
+                """)
+        }
         return migrator
     }
 }

@@ -34,4 +34,14 @@ struct TypeAncestryTests {
         try index.recordTypeAncestry(["public.swift-source": ["public.data"]])
         #expect(try index.contentTypes(conformingTo: "public.text") == ["public.plain-text", "net.daringfireball.markdown"])
     }
+
+    @Test("quick_check passes on an index with conformance recorded (SQLite 3.40's false NULL in a WITHOUT ROWID table)")
+    func quickCheckPasses() throws {
+        let dir = try TemporaryDirectory()
+        let index = try FileIndex(path: dir.path + "/index.sqlite")
+        try index.upsert([file("/r/a.swift", "let a = 1", type: "public.swift-source", inode: 1)])
+        try index.recordTypeAncestry(["public.swift-source": ["public.source-code", "public.plain-text", "public.text", "public.data"]])
+        try index.check(thorough: false)
+        try index.check(thorough: true)
+    }
 }
