@@ -111,17 +111,23 @@ public enum ExtractionServer {
 
         func strike(_ path: FilePath) {
             guard let name = path.lastComponent?.string, let kind = faults[name] else { return }
+            // Dies at once, as a crashing C library would without the Swift runtime's
+            // backtracer (which, under a sanitizer, outlasts the time budget).
+            func crash() -> Never {
+                signal(SIGABRT, SIG_DFL)
+                abort()
+            }
             switch kind {
-            case "crash": abort()
+            case "crash": crash()
             case "hang": while true { pause() }
             case "allocate":
                 // A sanitizer build has no budget to reach (see `serve`): it would take the
                 // machine's memory instead. What the budget does, a crash, is done at once.
-                if Sanitizers.active { abort() }
+                if Sanitizers.active { crash() }
                 // Address space is what RLIMIT_AS counts: reserving it is enough to reach the budget.
                 var blocks: [UnsafeMutableRawPointer] = []
                 while let block = malloc(64 << 20) { blocks.append(block) }
-                abort()  // malloc failed: the address space budget held
+                crash()  // malloc failed: the address space budget held
             default: return
             }
         }
