@@ -8,6 +8,7 @@ let package = Package(
         .executable(name: "docent", targets: ["docent"]),
         .executable(name: "docent-engine", targets: ["docent-engine"]),
         .executable(name: "docent-bench", targets: ["DocentBench"]),
+        .library(name: "DocentKit", targets: ["DocentKit"]),
         .library(name: "ContentTypes", targets: ["ContentTypes"]),
         .library(name: "Classifier", targets: ["Classifier"]),
     ],
@@ -133,17 +134,19 @@ let package = Package(
             name: "docent",
             dependencies: ["DocentCLI", .product(name: "ArgumentParser", package: "swift-argument-parser")]
         ),
-        .executableTarget(
-            name: "docent-engine",
+        // Every command, the helper, and `DocentApp`: the package others build their own
+        // Docent with (docs/WritingDocumentTypes.md).
+        .target(
+            name: "DocentKit",
             dependencies: [
                 "ContentTypes", "Classifier", "Watcher", "FileAccess", "DocumentModel", "Documents",
                 "Rendering", "Engine", "Index", "DocentCLI", "CMalloc",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "SystemPackage", package: "swift-system"),
-            ],
-            path: "Sources/DocentEngine"
+            ]
         ),
+        .executableTarget(name: "docent-engine", dependencies: ["DocentKit"]),
         .executableTarget(
             name: "DocentBench",
             dependencies: [
@@ -178,6 +181,7 @@ let package = Package(
             name: "WatcherTests",
             dependencies: ["Watcher", .product(name: "SystemPackage", package: "swift-system")]
         ),
+        .testTarget(name: "DocentKitTests", dependencies: ["DocentKit", "Engine"]),
         .testTarget(name: "DocentCLITests", dependencies: ["ContentTypes", "FileAccess", "TestSupport"]),
     ],
     swiftLanguageModes: [.v6]

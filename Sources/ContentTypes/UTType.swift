@@ -12,8 +12,10 @@ public struct UTType: Sendable, Hashable, CustomStringConvertible, CustomDebugSt
     /// For a dynamic type: the tag it was made from and its one supertype.
     let dynamic: Dynamic?
 
+    /// What an undeclared type knows of itself: the tag it was made from (none for an
+    /// exported or imported identifier nobody declared) and its one supertype.
     struct Dynamic: Sendable, Hashable {
-        var tagClass: UTTagClass
+        var tagClass: UTTagClass?
         var tag: String
         var supertype: String
     }
@@ -54,6 +56,33 @@ public struct UTType: Sendable, Hashable, CustomStringConvertible, CustomDebugSt
         } else {
             return nil
         }
+    }
+
+    /// The type your program exports with `identifier` (Apple's `UTType(exportedAs:conformingTo:)`):
+    /// its declaration belongs outside Swift — in a `content-types.yaml` (the user's, or
+    /// one an app ships) as Apple's goes in `Info.plist`. When no declaration is found, the
+    /// type keeps `identifier` and conforms to `parentType` as written, so a viewing type
+    /// still matches files classified as it (and, with a parent, their supertypes' filters).
+    public init(exportedAs identifier: String, conformingTo parentType: UTType? = nil) {
+        self.init(undeclared: identifier, conformingTo: parentType)
+    }
+
+    /// A type another party owns, which your program reads (Apple's
+    /// `UTType(importedAs:conformingTo:)`): the declared one, or, undeclared, as for
+    /// `init(exportedAs:conformingTo:)`.
+    public init(importedAs identifier: String, conformingTo parentType: UTType? = nil) {
+        self.init(undeclared: identifier, conformingTo: parentType)
+    }
+
+    private init(undeclared identifier: String, conformingTo parentType: UTType?) {
+        let registry = parentType?.registry ?? .shared
+        if let declared = registry.type(identifier: identifier) {
+            self = declared
+            return
+        }
+        self.identifier = identifier
+        self.registry = registry
+        self.dynamic = parentType.map { Dynamic(tagClass: nil, tag: identifier, supertype: $0.identifier) }
     }
 
     /// The type for `filenameExtension` that conforms to `supertype`: the strongest declared
@@ -103,7 +132,7 @@ public struct UTType: Sendable, Hashable, CustomStringConvertible, CustomDebugSt
     /// Whether a declaration of this type exists in the registry.
     public var isDeclared: Bool { declaration != nil }
     /// Whether the type was made up on the spot from a tag nobody declared (`dyn.` identifiers).
-    public var isDynamic: Bool { dynamic != nil }
+    public var isDynamic: Bool { dynamic?.tagClass != nil }
     /// Whether the identifier is in Apple's reserved `public.` domain.
     public var isPublicType: Bool { identifier.lowercased().hasPrefix("public.") }
     /// Where the declaration came from, if declared.
@@ -145,7 +174,7 @@ public struct UTType: Sendable, Hashable, CustomStringConvertible, CustomDebugSt
 
     /// The type's tags: filename extensions and MIME types, preferred first.
     public var tags: [UTTagClass: [String]] {
-        if let dynamic { return [dynamic.tagClass: [dynamic.tag]] }
+        if let dynamic { return dynamic.tagClass.map { [$0: [dynamic.tag]] } ?? [:] }
         guard let d = declaration else { return [:] }
         var tags: [UTTagClass: [String]] = [:]
         if !d.filenameExtensions.isEmpty { tags[.filenameExtension] = d.filenameExtensions }
@@ -168,7 +197,9 @@ public struct UTType: Sendable, Hashable, CustomStringConvertible, CustomDebugSt
             }
             return nil
         }
-        if let dynamic { return dynamic.tagClass == .mimeType ? "\(dynamic.tag) content" : "\(dynamic.tag.uppercased()) file" }
+        if let dynamic, let tagClass = dynamic.tagClass {
+            return tagClass == .mimeType ? "\(dynamic.tag) content" : "\(dynamic.tag.uppercased()) file"
+        }
         return nil
     }
 }

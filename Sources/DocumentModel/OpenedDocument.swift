@@ -82,7 +82,9 @@ public final class OpenedDocument: Sendable {
         guard let writable = writableType(for: type) else {
             throw DocumentExportError.notWritable(type, documentTypeName: documentTypeName, writable: writableContentTypes)
         }
-        return try exporter(FileDocumentWriteConfiguration(contentType: writable, existingFile: file))
+        // The file as it is, only for a rendition of its own type (Apple's contract: what may be
+        // updated in place). Code that returns `existingFile` must not pass PDF bytes off as text.
+        return try exporter(FileDocumentWriteConfiguration(contentType: writable, existingFile: writable == contentType ? file : nil))
     }
 
     /// The document's `public.plain-text` rendition as a string, or nil when it has none.

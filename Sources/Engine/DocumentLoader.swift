@@ -17,7 +17,7 @@ public final class DocumentLoader {
     private let classifier: Classifier
 
     /// A loader with its own classifier.
-    public init(documents: DocumentRegistry = BuiltInDocuments.registry, types: UTTypeRegistry = .shared,
+    public init(documents: DocumentRegistry = AppDocuments.registry, types: UTTypeRegistry = .shared,
                 readLimit: Int = FileWrapper.defaultReadLimit) throws {
         self.documents = documents
         self.readLimit = readLimit

@@ -146,12 +146,13 @@ final class ExtractionHelper {
         return signal != 0 && signal != 0x7F ? signal : nil
     }
 
-    /// The `docent-engine` executable, which serves `_extract`: `$DOCENT_HELPER`, this process
-    /// when it is `docent-engine`, or the one beside this executable (a benchmark's, a test bundle's).
+    /// The executable that serves `_extract`: `$DOCENT_HELPER`, this one when it serves it
+    /// (`docent-engine`, or a `DocentApp`, whose own groups the helper must know), or the
+    /// `docent-engine` beside this executable (a benchmark's, a test bundle's).
     static let executable: String? = {
         if let set = ProcessInfo.processInfo.environment["DOCENT_HELPER"], !set.isEmpty { return set }
         let own = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
-        if (own as NSString).lastPathComponent == "docent-engine" { return own }
+        if AppDocuments.servesHelper || (own as NSString).lastPathComponent == "docent-engine" { return own }
         let beside = ((own as NSString).deletingLastPathComponent as NSString).appendingPathComponent("docent-engine")
         return FileManager.default.isExecutableFile(atPath: beside) ? beside : nil
     }()

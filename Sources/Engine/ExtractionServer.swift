@@ -45,7 +45,7 @@ struct ExtractionReply: Codable {
 /// indexer enforces the time budget by killing the process.
 public enum ExtractionServer {
     /// Serves requests on standard input, replies on standard output, until standard input ends.
-    public static func serve(memoryBytes: Int, documents: DocumentRegistry = BuiltInDocuments.registry,
+    public static func serve(memoryBytes: Int, documents: DocumentRegistry = AppDocuments.registry,
                              types: UTTypeRegistry = .shared) -> Never {
         // The memory budget is an address-space limit; a sanitizer's shadow memory alone is
         // larger, so a sanitizer build runs its helpers without one (and says so nowhere else).

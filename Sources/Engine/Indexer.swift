@@ -62,7 +62,7 @@ public final class Indexer: Sendable {
     /// Helper processes for documents that run isolated.
     let helpers: HelperPool
 
-    public init(index: FileIndex, documents: DocumentRegistry = BuiltInDocuments.registry,
+    public init(index: FileIndex, documents: DocumentRegistry = AppDocuments.registry,
                 types: @autoclosure @escaping @Sendable () -> UTTypeRegistry = .shared,
                 settings: Settings = .defaults(), workers: Int = ProcessInfo.processInfo.activeProcessorCount) {
         self.index = index

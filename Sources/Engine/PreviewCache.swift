@@ -53,7 +53,7 @@ public struct PreviewCache: Sendable {
 
     /// The built-in readers' fingerprints, hashed.
     static let readers: String = {
-        let fingerprints = BuiltInDocuments.registry.fingerprints.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }
+        let fingerprints = AppDocuments.registry.fingerprints.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }
         return key(Array(fingerprints.joined(separator: ";").utf8))
     }()
 

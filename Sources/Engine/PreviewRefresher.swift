@@ -39,7 +39,7 @@ public final class PreviewRefresher {
     /// Every entry, read once per batch at most, and only when a tree changed.
     private var entries: [(path: FilePath, entry: FilePath)]?
 
-    public init(cache: PreviewCache, documents: DocumentRegistry = BuiltInDocuments.registry, types: UTTypeRegistry = .shared,
+    public init(cache: PreviewCache, documents: DocumentRegistry = AppDocuments.registry, types: UTTypeRegistry = .shared,
                 budget: DocumentBudget = Settings.defaults().budget) {
         self.cache = cache
         self.documents = documents

@@ -132,6 +132,35 @@ final class NotesDocument: ReferenceFileDocument {
     }
 }
 
+/// A reader written with a SwiftUI habit: its export hands back `existingFile` when there is
+/// one, and makes a text rendition otherwise.
+struct HabitDocument: FileDocument {
+    static var readableContentTypes: [UTType] { [.json] }
+    static var writableContentTypes: [UTType] { [.json, .plainText] }
+    var keys: [String]
+    init(configuration: ReadConfiguration) throws {
+        let object = try JSONSerialization.jsonObject(with: configuration.file.regularFileContents ?? Data())
+        keys = ((object as? [String: Any])?.keys.sorted()) ?? []
+    }
+    func fileWrapper(configuration: WriteConfiguration) throws -> FileWrapper {
+        if let existing = configuration.existingFile { return existing }
+        return FileWrapper(regularFileWithContents: Data(keys.joined(separator: " ").utf8))
+    }
+}
+
+@Suite("WriteConfiguration.existingFile")
+struct ExistingFileTests {
+    @Test("existingFile is the file only for a rendition of the file's own type")
+    func onlyForItsOwnType() async throws {
+        let dir = try TemporaryDirectory()
+        let path = try dir.write("data.json", #"{"zebra": 1, "aardvark": 2}"#)
+        let registry = DocumentRegistry { DocumentGroup(viewing: HabitDocument.self) { _ in Text("") } }
+        let opened = try await open(path, documents: registry)
+        #expect(try await opened.export(as: .plainText).regularFileContents == Data("aardvark zebra".utf8))
+        #expect(try await opened.export(as: .json).regularFileContents == Data(#"{"zebra": 1, "aardvark": 2}"#.utf8))
+    }
+}
+
 @Suite("ReferenceFileDocument and OpenDocumentAction")
 struct ReferenceDocumentTests {
     @Test("A snapshot is unaffected by later changes to the live document")

@@ -5,6 +5,7 @@ import Classifier
 import ContentTypes
 import DocumentModel
 import Documents
+import Engine
 import SystemPackage
 import Watcher
 
@@ -44,7 +45,7 @@ struct InfoCommand: ParsableCommand {
         }
         var failures = 0
         let describe = !brief
-        let documents = BuiltInDocuments.registry
+        let documents = AppDocuments.registry
         func show(_ path: FilePath) {
             let result = classifier.classify(path, describe: describe)
             if result.status == nil, let error = result.error {

@@ -2,6 +2,7 @@ import ArgumentParser
 import CMalloc
 import ContentTypes
 import DocentCLI
+import DocumentModel
 import Engine
 #if canImport(Glibc)
 import Glibc
@@ -22,14 +23,17 @@ struct Docent: AsyncParsableCommand {
     )
 }
 
-@main
-enum Main {
-    static func main() async {
+/// Runs a complete `docent` — every command, and the helper — with `groups` in front of
+/// the built-in viewing groups: what `docent-engine` is (with none) and what a `DocentApp`'s
+/// `main()` does (with its scene's).
+public enum DocentMain {
+    public static func run(groups: [DocumentGroup]) async -> Never {
         docent_tune_malloc()
         // Everything Docent writes holds what it read from the user's files: readable by the
         // user alone, whatever the umask (PrivateStorage also sets modes explicitly). Docent
         // never writes inside a watched root, so this touches nothing of the user's.
         umask(0o077)
+        AppDocuments.register(groups, servesHelper: true)
         // The helper process that opens risky documents for the indexer (not a user command).
         if CommandLine.arguments.count == 4, CommandLine.arguments[1] == "_extract", let memory = Int(CommandLine.arguments[3]) {
             ExtractionServer.serve(memoryBytes: memory)

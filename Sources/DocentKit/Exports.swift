@@ -1,0 +1,8 @@
+// What a document-type author needs, with one `import DocentKit`: `UTType` and the type
+// registry, the document model (`FileDocument`, `ReferenceFileDocument`, `FileWrapper`,
+// the configurations, `DocumentGroup`, the preview elements `Title`, `Heading`, `Text`,
+// `CodeBlock`, `Table`, `Metadata`, `List`, `Image`, `Section`, `Note`), and the built-in
+// document types (`MarkdownDocument`, `PDFDocument`, … and `BuiltInDocuments`).
+@_exported import ContentTypes
+@_exported import DocumentModel
+@_exported import Documents

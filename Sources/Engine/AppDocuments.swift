@@ -1,0 +1,31 @@
+import DocumentModel
+import Documents
+import FileAccess
+
+/// The viewing groups of the program running: an app's own (a `DocentApp`'s scene), then
+/// the built-in ones. Every command, the watcher, the preview cache and the helper process
+/// read documents through this registry, so an app's groups are used everywhere the
+/// built-in ones are — and, being in the registry, recorded in an index's fingerprints.
+public enum AppDocuments {
+    private static let appGroups = Locked<[DocumentGroup]>([])
+    private static let runsHelper = Locked(false)
+
+    /// Puts `groups` in front of the built-in ones. Call once, before any command runs.
+    /// `servesHelper`: this executable serves the helper's `_extract` too, so isolated
+    /// groups — the app's included — are opened in a copy of it.
+    public static func register(_ groups: [DocumentGroup], servesHelper: Bool) {
+        appGroups.withLock { $0 = groups }
+        runsHelper.withLock { $0 = servesHelper }
+    }
+
+    /// The app's groups, in the order its scene lists them.
+    public static var registeredGroups: [DocumentGroup] { appGroups.withLock { $0 } }
+
+    /// The app's groups, then the built-in ones (specificity decides between them).
+    public static var groups: [DocumentGroup] { registeredGroups + BuiltInDocuments.groups }
+
+    public static var registry: DocumentRegistry { DocumentRegistry(groups: groups) }
+
+    /// Whether this executable serves the helper (see `register`).
+    static var servesHelper: Bool { runsHelper.withLock { $0 } }
+}
