@@ -84,7 +84,7 @@ let package = Package(
         ),
         .target(
             name: "ContentTypes",
-            dependencies: ["Yams"],
+            dependencies: ["FileAccess", "Yams"],
             resources: [.embedInCode("Defaults/content-types.yaml")]
         ),
         .target(

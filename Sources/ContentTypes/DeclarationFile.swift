@@ -1,3 +1,4 @@
+import FileAccess
 import Foundation
 import Yams
 
@@ -47,7 +48,7 @@ public enum DeclarationFile {
     /// Reads and parses the file at `path`; a missing file declares nothing.
     public static func load(path: String, isUserFile: Bool) -> (declarations: [UTTypeDeclaration], diagnostics: [DeclarationDiagnostic]) {
         guard FileManager.default.fileExists(atPath: path) else { return ([], []) }
-        guard let data = FileManager.default.contents(atPath: path) else {
+        guard let data = WholeFile.read(path) else {
             return ([], [DeclarationDiagnostic(file: path, line: nil, message: "cannot be read; check its permissions")])
         }
         guard let text = String(data: data, encoding: .utf8) else {

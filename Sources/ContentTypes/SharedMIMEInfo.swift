@@ -1,3 +1,4 @@
+import FileAccess
 import Foundation
 
 /// The parts of the system's shared-mime-info database Docent uses, read from the files
@@ -101,7 +102,7 @@ public struct SharedMIMEInfo: Sendable {
     }
 
     static func read(_ path: String) -> String? {
-        guard let data = FileManager.default.contents(atPath: path) else { return nil }
+        guard let data = WholeFile.read(path) else { return nil }
         return String(decoding: data, as: UTF8.self)
     }
 

@@ -1,3 +1,4 @@
+import FileAccess
 import ArgumentParser
 import Foundation
 import Index
@@ -43,7 +44,7 @@ package enum RunningWatcher {
     /// Its process id: the one its published status names, when that process holds the
     /// watch lock and is Docent's (a recycled pid must never be signalled).
     package static func find(index path: String) -> pid_t? {
-        guard let data = FileManager.default.contents(atPath: path + ".watch.json"),
+        guard let data = WholeFile.read(path + ".watch.json"),
               let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any],
               let pid = (object["pid"] as? NSNumber)?.int32Value, pid > 0,
               let name = try? String(contentsOfFile: "/proc/\(pid)/comm", encoding: .utf8),

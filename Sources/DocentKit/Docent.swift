@@ -27,13 +27,20 @@ struct Docent: AsyncParsableCommand {
 /// the built-in viewing groups: what `docent-engine` is (with none) and what a `DocentApp`'s
 /// `main()` does (with its scene's).
 public enum DocentMain {
+    /// On the main actor, so the helper's `serve` starts on the main thread before any task
+    /// does: a helper that ran on Swift's cooperative pool had threads that libdispatch gave
+    /// their own QoS priority (nice 0 and -4), not the idle class it inherited.
+    @MainActor
     public static func run(groups: [DocumentGroup]) async -> Never {
         docent_tune_malloc()
         // Everything Docent writes holds what it read from the user's files: readable by the
         // user alone, whatever the umask (PrivateStorage also sets modes explicitly). Docent
         // never writes inside a watched root, so this touches nothing of the user's.
         umask(0o077)
-        AppDocuments.register(groups, servesHelper: true)
+        // The user's external viewers (config.yaml) after the app's own groups. A settings file
+        // with a mistake registers none here; the command itself then says what is wrong.
+        let viewers = (try? Settings.load())?.viewerGroups ?? []
+        AppDocuments.register(groups + viewers, servesHelper: true)
         // The helper process that opens risky documents for the indexer (not a user command).
         if CommandLine.arguments.count == 4, CommandLine.arguments[1] == "_extract", let memory = Int(CommandLine.arguments[3]) {
             ExtractionServer.serve(memoryBytes: memory)

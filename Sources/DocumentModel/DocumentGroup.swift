@@ -2,6 +2,18 @@ import FileAccess
 import ContentTypes
 import Foundation
 
+/// What a run-time reader made of a file (see `DocumentGroup.init(named:readableContentTypes:detail:read:)`).
+public struct RuntimeRendition: Sendable {
+    public var metadata: DocumentMetadata
+    public var preview: [PreviewElement]
+    public var plainText: String
+    public init(metadata: DocumentMetadata = DocumentMetadata(), preview: [PreviewElement], plainText: String) {
+        self.metadata = metadata
+        self.preview = preview
+        self.plainText = plainText
+    }
+}
+
 /// A document type registered for viewing, with its viewer: SwiftUI's `DocumentGroup`,
 /// always read-only.
 ///
@@ -27,6 +39,8 @@ public struct DocumentGroup: Sendable {
     /// The reader's revision: raised when what it makes of a file changes (new fields, better
     /// text), so an index made by an older one reads that reader's files again.
     public private(set) var revision = 1
+    /// What else makes this reader's output what it is (an external viewer's command).
+    public private(set) var fingerprintDetail = ""
 
     typealias Opener = @Sendable (FileDocumentReadConfiguration, DocumentSelection) throws -> OpenedDocument
     let open: Opener
@@ -86,6 +100,28 @@ public struct DocumentGroup: Sendable {
         }
     }
 
+    /// A group whose reader is known only at run time — an external viewer declared in
+    /// `config.yaml` — rather than by a Swift type: `read` opens a file into its metadata,
+    /// preview and plain-text rendition (its only writable type). `detail` is part of the
+    /// fingerprint: when it changes, an index reads this group's files again.
+    public init(named name: String, readableContentTypes: [UTType], detail: String,
+                read: @escaping @Sendable (FileDocumentReadConfiguration) throws -> RuntimeRendition) {
+        documentTypeName = name
+        self.readableContentTypes = readableContentTypes
+        let writable = [UTType.plainText]
+        writableContentTypes = writable
+        isReferenceType = false
+        fingerprintDetail = detail
+        open = { configuration, selection in
+            let rendition = try read(configuration)
+            return OpenedDocument(
+                documentTypeName: name, configuration: configuration, selection: selection,
+                writableContentTypes: writable, metadata: rendition.metadata,
+                viewer: { rendition.preview },
+                exporter: { _ in FileWrapper(regularFileWithContents: Data(rendition.plainText.utf8)) })
+        }
+    }
+
     /// The same group, its documents opened in a helper process (see `runsIsolated`).
     public func isolated() -> DocumentGroup {
         var group = self
@@ -104,6 +140,7 @@ public struct DocumentGroup: Sendable {
     /// keeps these to tell which files an upgraded Docent should read again.
     public var fingerprint: String {
         "\(revision) " + readableContentTypes.map(\.identifier).joined(separator: ",")
+            + (fingerprintDetail.isEmpty ? "" : " " + fingerprintDetail)
     }
 
     /// SwiftUI's editing group, accepted so existing code compiles: Docent opens these

@@ -165,10 +165,10 @@ public final class IndexSession {
 
     static func judge(path: String) -> Assessment {
         guard let database = Signature(path), database.size > 0 else { return .new }
-        if let flag = FileManager.default.contents(atPath: FileIndex.damageFlagPath(for: path)) {
+        if let flag = WholeFile.read(FileIndex.damageFlagPath(for: path)) {
             return .flagged(String(decoding: flag, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines))
         }
-        guard let record = FileManager.default.contents(atPath: path + ".clean") else { return .unclean }
+        guard let record = WholeFile.read(path + ".clean") else { return .unclean }
         let lines = String(decoding: record, as: UTF8.self).split(separator: "\n").map(String.init)
         guard lines.count == 2 else { return .unclean }
         guard lines[0] == database.line else { return .changedOutside }

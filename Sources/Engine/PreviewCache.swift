@@ -125,7 +125,7 @@ public struct PreviewCache: Sendable {
 
     /// The header line and the rest of an entry.
     func read(_ entry: FilePath) -> (Header, Data)? {
-        guard let data = FileManager.default.contents(atPath: entry.string),
+        guard let data = WholeFile.read(entry.string),
               let newline = data.firstIndex(of: 0x0A),
               let header = try? JSONDecoder().decode(Header.self, from: data[..<newline]), header.version == Self.version
         else { return nil }

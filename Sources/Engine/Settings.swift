@@ -1,4 +1,7 @@
+import FileAccess
 import ContentTypes
+import DocumentModel
+import Documents
 import Foundation
 import Yams
 
@@ -20,6 +23,8 @@ public struct Settings: Sendable, Equatable {
     public var documentSeconds = 30.0
     /// The helper process's address space: a document that needs more is stopped.
     public var documentMemoryBytes = 2 << 30
+    /// Commands that read types Docent does not (`viewers:`; see `ExternalViewer`).
+    public var viewers: [ExternalViewer] = []
 
     /// The budgets documents opened in the helper run under.
     public var budget: DocumentBudget {
@@ -56,7 +61,7 @@ public struct Settings: Sendable, Equatable {
     public static func load(environment: [String: String] = ProcessInfo.processInfo.environment) throws(SettingsError) -> Settings {
         var settings = defaults()
         let path = userFilePath(environment: environment)
-        guard let data = FileManager.default.contents(atPath: path) else { return settings }
+        guard let data = WholeFile.read(path) else { return settings }
         let home = environment["HOME"] ?? NSHomeDirectory()
         try settings.apply(String(decoding: data, as: UTF8.self), file: path, home: home)
         return settings
@@ -72,8 +77,12 @@ public struct Settings: Sendable, Equatable {
         }
         guard let object else { return }
         guard let map = object as? [String: Any] else { throw SettingsError(file: file, message: "expected a mapping of settings") }
-        for key in map.keys where !["roots", "exclude", "excludeDefaults", "limits"].contains(key) {
-            throw SettingsError(file: file, message: "unknown setting `\(key)` (known: roots, exclude, excludeDefaults, limits)")
+        for key in map.keys where !["roots", "exclude", "excludeDefaults", "limits", "viewers"].contains(key) {
+            throw SettingsError(file: file, message: "unknown setting `\(key)` (known: roots, exclude, excludeDefaults, limits, viewers)")
+        }
+        if let value = map["viewers"] {
+            guard let list = value as? [Any] else { throw SettingsError(file: file, message: "`viewers` must be a list") }
+            viewers += try list.enumerated().map { (index, item) throws(SettingsError) in try Self.viewer(item, index: index, file: file) }
         }
         if let value = map["excludeDefaults"] {
             guard let keep = value as? Bool else { throw SettingsError(file: file, message: "`excludeDefaults` must be true or false") }
@@ -97,6 +106,40 @@ public struct Settings: Sendable, Equatable {
                 }
             }
         }
+    }
+
+    /// One entry of `viewers`: `types` and `command` (non-empty lists of text), `output`
+    /// (`plain-text` or `markdown`), `seconds` and `outputBytes` (positive numbers).
+    static func viewer(_ item: Any, index: Int, file: String) throws(SettingsError) -> ExternalViewer {
+        let place = "viewers[\(index)]"
+        guard let map = item as? [String: Any] else { throw SettingsError(file: file, message: "`\(place)` must be a mapping") }
+        let known = ["types", "command", "output", "seconds", "outputBytes"]
+        for key in map.keys where !known.contains(key) {
+            throw SettingsError(file: file, message: "unknown key `\(key)` in `\(place)` (known: \(known.joined(separator: ", ")))")
+        }
+        let types = try strings(map["types"], key: place + ".types", file: file)
+        let command = try strings(map["command"], key: place + ".command", file: file)
+        guard !types.isEmpty else { throw SettingsError(file: file, message: "`\(place).types` must list at least one type") }
+        guard !command.isEmpty else { throw SettingsError(file: file, message: "`\(place).command` must be a command and its arguments") }
+        var viewer = ExternalViewer(types: types, command: command)
+        if let output = map["output"] {
+            guard let text = output as? String, let value = ExternalViewer.Output(rawValue: text) else {
+                throw SettingsError(file: file, message: "`\(place).output` must be plain-text or markdown")
+            }
+            viewer.output = value
+        }
+        for key in ["seconds", "outputBytes"] {
+            guard let value = map[key] else { continue }
+            let number = (value as? Int).map(Double.init) ?? (value as? Double) ?? -1
+            guard number > 0 else { throw SettingsError(file: file, message: "`\(place).\(key)` must be a positive number") }
+            if key == "seconds" { viewer.seconds = number } else { viewer.outputBytes = Int(number) }
+        }
+        return viewer
+    }
+
+    /// The viewers' groups, under this configuration's budgets.
+    public var viewerGroups: [DocumentGroup] {
+        viewers.map { $0.group(defaultSeconds: documentSeconds * 0.9, defaultOutputBytes: textBytes) }
     }
 
     static func strings(_ value: Any?, key: String, file: String) throws(SettingsError) -> [String] {

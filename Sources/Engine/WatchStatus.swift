@@ -29,7 +29,7 @@ public struct WatchStatus: Codable, Sendable, Equatable {
 
     /// Reads the status a watcher published at `path`.
     public static func read(from path: String) -> WatchStatus? {
-        guard let data = FileManager.default.contents(atPath: path) else { return nil }
+        guard let data = WholeFile.read(path) else { return nil }
         return try? JSONDecoder().decode(WatchStatus.self, from: data)
     }
 

@@ -70,7 +70,7 @@ extension FileIndex {
 
     /// The roots in the roots file beside the index at `path` (none when there is no file).
     public static func rootsInFile(for path: String) -> [[UInt8]] {
-        guard let data = FileManager.default.contents(atPath: path + ".roots") else { return [] }
+        guard let data = WholeFile.read(path + ".roots") else { return [] }
         return String(decoding: data, as: UTF8.self).split(separator: "\n")
             .filter { !$0.hasPrefix("#") && !$0.isEmpty }
             .map { unescape(Substring($0)) }

@@ -1,3 +1,4 @@
+import FileAccess
 import Foundation
 #if canImport(Glibc)
 import Glibc
@@ -17,7 +18,7 @@ struct StorageFault {
 
     /// The failure to report now, if the control file says so.
     func failure(path: String) -> IndexError? {
-        guard let data = FileManager.default.contents(atPath: control) else { return nil }
+        guard let data = WholeFile.read(control) else { return nil }
         switch String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines) {
         case "EROFS": return .storage(path: path, message: "attempt to write a readonly database (EROFS: read-only file system)", code: 8)
         case "EDQUOT": return .storage(path: path, message: "disk I/O error (EDQUOT: disk quota exceeded)", code: 778)

@@ -24,11 +24,13 @@ final class ChaosTests: WatchFixture {
         let done = DispatchSemaphore(value: 0)
         init(root: String) { self.root = root }
 
-        func start(seed: UInt64) {
+        /// Starts changing files; `generation` numbers this run's writes from `first`, so a
+        /// token is never written twice in a test (two files holding one would both match).
+        func start(seed: UInt64, first: Int) {
             stopped.store(false, ordering: .releasing)
             Thread { [self] in
                 var random = SplitMix(seed: seed)
-                var step = 0
+                var step = first
                 while !stopped.load(ordering: .acquiring) {
                     let i = Int(random.next() % UInt64(ChaosTests.fileCount))
                     let path = "\(root)/d\(i % 8)/f\(i).txt"
@@ -131,7 +133,7 @@ final class ChaosTests: WatchFixture {
             let migrating = round % 10 == 3
             if migrating { try makeFirstVersionIndex() }
             let watching = round % 2 == 1
-            writer.start(seed: random.next())
+            writer.start(seed: random.next(), first: round * 1_000_000)
             let process = Process()
             process.executableURL = Docent.binary
             process.arguments = watching ? ["watch", root] : ["index", root]

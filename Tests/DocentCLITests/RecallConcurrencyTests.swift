@@ -1,3 +1,4 @@
+import FileAccess
 import Foundation
 import Testing
 import TestSupport
@@ -35,7 +36,7 @@ struct RecallConcurrencyTests {
             guard let attributes = try? manager.attributesOfItem(atPath: from),
                   attributes[.type] as? FileAttributeType == .typeRegular,
                   let size = attributes[.size] as? Int, size <= maxBytes,
-                  let data = manager.contents(atPath: from)
+                  let data = WholeFile.read(from)
             else { continue }
             let to = destination + "/" + relative
             try manager.createDirectory(atPath: (to as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
