@@ -9,11 +9,12 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 export DOCENT_CONFIG_DIR=$work/config XDG_DATA_HOME=$work/data XDG_CACHE_HOME=$work/cache
 mkdir -p "$work/cal"
-# RFC 5545: CRLF lines, a long line folded with a leading space, escaped commas.
+# RFC 5545: CRLF lines, a long line folded (CRLF and one space, which unfolding removes: the
+# continuation keeps its own leading space), escaped commas.
 printf '%s\r\n' 'BEGIN:VCALENDAR' 'VERSION:2.0' 'PRODID:-//Docent//check//EN' 'X-WR-CALNAME:Team' \
   'BEGIN:VEVENT' 'UID:1@example.com' 'DTSTAMP:20261101T120000Z' 'DTSTART:20261201T090000Z' 'DTEND:20261201T170000Z' \
   'SUMMARY:Offsite planning' 'LOCATION:Harbour room\, level 3' 'DESCRIPTION:Bring the quarterly numbers and the' \
-  ' pangolin report' 'END:VEVENT' \
+  '  pangolin report' 'END:VEVENT' \
   'BEGIN:VTODO' 'UID:2@example.com' 'DTSTAMP:20261101T120000Z' 'DUE:20261205' 'SUMMARY:Book the ferry' 'END:VTODO' \
   'END:VCALENDAR' > "$work/cal/team.ics"
 
