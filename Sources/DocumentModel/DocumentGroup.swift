@@ -39,6 +39,11 @@ public struct DocumentGroup: Sendable {
     /// The reader's revision: raised when what it makes of a file changes (new fields, better
     /// text), so an index made by an older one reads that reader's files again.
     public private(set) var revision = 1
+    /// Whether the type left `writableContentTypes` to its default (its readable types): then,
+    /// when none of them is text, its preview's words are its plain-text rendition, so a
+    /// reader written SwiftUI's way (a JSON or PDF type with no export of its own) is not
+    /// indexed with no text.
+    public let previewIsDefaultText: Bool
     /// What else makes this reader's output what it is (an external viewer's command).
     public private(set) var fingerprintDetail = ""
 
@@ -54,7 +59,8 @@ public struct DocumentGroup: Sendable {
         readableContentTypes = Document.readableContentTypes
         writableContentTypes = Document.writableContentTypes
         isReferenceType = false
-        let name = documentTypeName, writable = writableContentTypes
+        previewIsDefaultText = writableContentTypes == readableContentTypes
+        let name = documentTypeName, writable = writableContentTypes, previewText = previewIsDefaultText
         open = { configuration, selection in
             let document = try Document(configuration: configuration)
             let viewed = FileDocumentConfiguration(
@@ -64,6 +70,7 @@ public struct DocumentGroup: Sendable {
                 documentTypeName: name, configuration: configuration, selection: selection,
                 writableContentTypes: writable,
                 metadata: (document as? any DocumentMetadataProviding)?.metadata ?? DocumentMetadata(),
+                previewIsDefaultText: previewText,
                 viewer: { viewer(viewed) },
                 exporter: { write in try document.fileWrapper(configuration: write) })
         }
@@ -81,7 +88,8 @@ public struct DocumentGroup: Sendable {
         readableContentTypes = Document.readableContentTypes
         writableContentTypes = Document.writableContentTypes
         isReferenceType = true
-        let name = documentTypeName, writable = writableContentTypes
+        previewIsDefaultText = writableContentTypes == readableContentTypes
+        let name = documentTypeName, writable = writableContentTypes, previewText = previewIsDefaultText
         open = { configuration, selection in
             let document = try Document(configuration: configuration)
             let lock = DocumentLock()
@@ -91,7 +99,7 @@ public struct DocumentGroup: Sendable {
             let metadata = lock.withLock { (document as? any DocumentMetadataProviding)?.metadata ?? DocumentMetadata() }
             return OpenedDocument(
                 documentTypeName: name, configuration: configuration, selection: selection,
-                writableContentTypes: writable, metadata: metadata,
+                writableContentTypes: writable, metadata: metadata, previewIsDefaultText: previewText,
                 viewer: { lock.withLock { viewer(viewed) } },
                 exporter: { write in
                     let snapshot = try lock.withLock { try document.snapshot(contentType: write.contentType) }
@@ -111,6 +119,7 @@ public struct DocumentGroup: Sendable {
         let writable = [UTType.plainText]
         writableContentTypes = writable
         isReferenceType = false
+        previewIsDefaultText = false
         fingerprintDetail = detail
         open = { configuration, selection in
             let rendition = try read(configuration)

@@ -18,12 +18,15 @@ public final class OpenedDocument: Sendable {
     /// (a preferred type that failed, a file read only in part).
     public let metadata: DocumentMetadata
 
+    /// Whether, having no text rendition of its own, its preview's words stand for one (see
+    /// `DocumentGroup.previewIsDefaultText`).
+    public let previewIsDefaultText: Bool
     private let viewer: @Sendable () -> [PreviewElement]
     private let exporter: @Sendable (FileDocumentWriteConfiguration) throws -> FileWrapper
     private let openingProblems: [DocumentProblem]
 
     init(documentTypeName: String, configuration: FileDocumentReadConfiguration, selection: DocumentSelection,
-         writableContentTypes: [UTType], metadata: DocumentMetadata,
+         writableContentTypes: [UTType], metadata: DocumentMetadata, previewIsDefaultText: Bool = false,
          viewer: @escaping @Sendable () -> [PreviewElement],
          exporter: @escaping @Sendable (FileDocumentWriteConfiguration) throws -> FileWrapper) {
         self.documentTypeName = documentTypeName
@@ -32,6 +35,7 @@ public final class OpenedDocument: Sendable {
         self.selection = selection
         self.writableContentTypes = writableContentTypes
         self.metadata = metadata
+        self.previewIsDefaultText = previewIsDefaultText
         self.viewer = viewer
         self.exporter = exporter
         self.openingProblems = []
@@ -43,6 +47,7 @@ public final class OpenedDocument: Sendable {
         file = other.file
         selection = other.selection
         writableContentTypes = other.writableContentTypes
+        previewIsDefaultText = other.previewIsDefaultText
         var metadata = other.metadata
         metadata.problems = problems + metadata.problems
         self.metadata = metadata
@@ -87,14 +92,18 @@ public final class OpenedDocument: Sendable {
         return try exporter(FileDocumentWriteConfiguration(contentType: writable, existingFile: writable == contentType ? file : nil))
     }
 
-    /// The document's `public.plain-text` rendition as a string, or nil when it has none.
+    /// The document's `public.plain-text` rendition as a string — for a type that left its
+    /// writable types to their default and has none that is text, its preview's words — or
+    /// nil when it has none.
     public func plainText() async throws -> String? {
         try plainTextSynchronously()
     }
 
     /// `plainText()` on the calling thread.
     public func plainTextSynchronously() throws -> String? {
-        guard writableType(for: .plainText(in: contentType.registry)) != nil else { return nil }
+        guard writableType(for: .plainText(in: contentType.registry)) != nil else {
+            return previewIsDefaultText ? Preview(elements: viewer()).plainText : nil
+        }
         let wrapper = try exportSynchronously(as: .plainText(in: contentType.registry))
         return wrapper.regularFileContents.map { String(decoding: $0, as: UTF8.self) }
     }

@@ -9,6 +9,28 @@ public struct Preview: Sendable, Hashable, Codable {
     /// A preview built like a SwiftUI view body.
     public init(@PreviewBuilder _ content: () -> [PreviewElement]) { elements = content() }
 
+    /// The words a reader sees, one element a line, without markup: the text a document
+    /// type that gives no `public.plain-text` rendition is indexed by (notes, about how the
+    /// file was read rather than what it says, are left out).
+    public var plainText: String {
+        var lines: [String] = []
+        func add(_ elements: [PreviewElement]) {
+            for element in elements {
+                switch element {
+                case .title(let text), .heading(_, let text), .text(let text), .code(_, let text): lines.append(text)
+                case .table(let header, let rows): lines += ([header] + rows).filter { !$0.isEmpty }.map { $0.joined(separator: "\t") }
+                case .metadata(let fields): lines += fields.map { "\($0.key): \($0.value)" }
+                case .list(_, let items): items.forEach(add)
+                case .image(let image): if let text = image.alternativeText { lines.append(text) }
+                case .section(let title, let content): lines.append(title); add(content)
+                case .note: break
+                }
+            }
+        }
+        add(elements)
+        return lines.joined(separator: "\n")
+    }
+
     /// The first title in the tree.
     public var title: String? {
         for element in elements { if case .title(let t) = element { return t } }

@@ -218,3 +218,41 @@ func open(_ path: String, documents: DocumentRegistry = BuiltInDocuments.registr
     let loader = try DocumentLoader(documents: documents)
     return try await loader.prepare(FilePath(path)).open(in: documents)
 }
+
+/// A reader written SwiftUI's way: JSON read, nothing said about renditions.
+struct SeedJSONDocument: FileDocument {
+    static var readableContentTypes: [UTType] { [.json] }
+    var keys: [String]
+    init(configuration: ReadConfiguration) throws {
+        let object = try JSONSerialization.jsonObject(with: configuration.file.regularFileContents ?? Data())
+        keys = ((object as? [String: Any])?.keys.sorted()) ?? []
+    }
+    func fileWrapper(configuration: WriteConfiguration) throws -> FileWrapper {
+        FileWrapper(regularFileWithContents: try JSONSerialization.data(withJSONObject: keys))
+    }
+}
+
+@Suite("A reader with no text rendition of its own")
+struct DefaultTextRenditionTests {
+    @Test("Writable types left to their default, none text: the preview's words are its text")
+    func previewStandsIn() async throws {
+        let dir = try TemporaryDirectory()
+        let path = try dir.write("data.json", #"{"okapi": 1, "quokka": 2}"#)
+        let registry = DocumentRegistry {
+            DocumentGroup(viewing: SeedJSONDocument.self) { file in
+                Title("Keys")
+                Table(header: ["key"], rows: file.document.keys.map { [$0] })
+                Note("a note about reading, not words of the file")
+            }
+        }
+        let opened = try await open(path, documents: registry)
+        #expect(try await opened.plainText() == "Keys\nkey\nokapi\nquokka")
+    }
+
+    @Test("No built-in reader leans on it: each one's text is its own rendition, or it has none on purpose")
+    func builtInsUnchanged() {
+        for group in BuiltInDocuments.groups where group.previewIsDefaultText {
+            #expect(group.writableContentTypes.contains { $0.conforms(to: .plainText) }, "\(group.documentTypeName)")
+        }
+    }
+}
