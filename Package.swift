@@ -142,6 +142,7 @@ let package = Package(
                 "ContentTypes", "Classifier", "Watcher", "FileAccess", "DocumentModel", "Documents",
                 "Rendering", "Engine", "Index", "DocentCLI", "CMalloc",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "SystemPackage", package: "swift-system"),
             ]
@@ -181,7 +182,11 @@ let package = Package(
             name: "WatcherTests",
             dependencies: ["Watcher", .product(name: "SystemPackage", package: "swift-system")]
         ),
-        .testTarget(name: "DocentKitTests", dependencies: ["DocentKit", "Engine"]),
+        .testTarget(
+            name: "DocentKitTests",
+            dependencies: ["DocentKit", "Engine", "TestSupport", .product(name: "GRDB", package: "GRDB.swift"),
+                           .product(name: "SystemPackage", package: "swift-system")]
+        ),
         .testTarget(name: "DocentCLITests", dependencies: ["ContentTypes", "FileAccess", "TestSupport"]),
     ],
     swiftLanguageModes: [.v6]
