@@ -9,6 +9,7 @@ let package = Package(
         .executable(name: "docent-engine", targets: ["docent-engine"]),
         .executable(name: "docent-bench", targets: ["DocentBench"]),
         .library(name: "DocentKit", targets: ["DocentKit"]),
+        .library(name: "UniformTypeIdentifiers", targets: ["UniformTypeIdentifiers"]),
         .library(name: "ContentTypes", targets: ["ContentTypes"]),
         .library(name: "Classifier", targets: ["Classifier"]),
     ],
@@ -87,6 +88,8 @@ let package = Package(
             dependencies: ["FileAccess", "Yams"],
             resources: [.embedInCode("Defaults/content-types.yaml")]
         ),
+        // `import UniformTypeIdentifiers` works as on Apple platforms (ContentTypes re-exported).
+        .target(name: "UniformTypeIdentifiers", dependencies: ["ContentTypes"]),
         .target(
             name: "Classifier",
             dependencies: [
@@ -140,7 +143,7 @@ let package = Package(
             name: "DocentKit",
             dependencies: [
                 "ContentTypes", "Classifier", "Watcher", "FileAccess", "DocumentModel", "Documents",
-                "Rendering", "Engine", "Index", "DocentCLI", "CMalloc",
+                "Rendering", "Engine", "Index", "DocentCLI", "CMalloc", "UniformTypeIdentifiers",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
@@ -184,7 +187,7 @@ let package = Package(
         ),
         .testTarget(
             name: "DocentKitTests",
-            dependencies: ["DocentKit", "Engine", "TestSupport", .product(name: "GRDB", package: "GRDB.swift"),
+            dependencies: ["DocentKit", "Engine", "TestSupport", "UniformTypeIdentifiers", .product(name: "GRDB", package: "GRDB.swift"),
                            .product(name: "SystemPackage", package: "swift-system")]
         ),
         .testTarget(name: "DocentCLITests", dependencies: ["ContentTypes", "FileAccess", "TestSupport"]),

@@ -36,7 +36,7 @@ extension DocumentGroup {
         @PreviewBuilder viewer: @escaping @Sendable (StoreDocumentConfiguration<Model>) -> [PreviewElement]
     ) {
         let table = Model.databaseTableName
-        let group = DocumentGroup(named: String(describing: model), readableContentTypes: [contentType], detail: "store table \(table) limit \(limit)") { configuration in
+        let group = DocumentGroup(named: DocumentGroup.name(of: model), readableContentTypes: [contentType], detail: "store table \(table) limit \(limit)") { configuration in
             guard let path = configuration.file.fileURL?.path else { throw CocoaError(.fileReadNoSuchFile) }
             var options = Configuration()
             options.readonly = true

@@ -3,8 +3,9 @@ import Foundation
 
 /// What a viewer of a value-type document is given: SwiftUI's `FileDocumentConfiguration`.
 public struct FileDocumentConfiguration<Document: FileDocument>: Sendable {
-    /// The open document.
-    public let document: Document
+    /// The open document; `$document` is it as a read-only binding (SwiftUI's), for viewer
+    /// code written to pass one along.
+    @DocumentBinding public var document: Document
     /// The file it was read from.
     public let fileURL: URL?
     /// Always false: Docent opens every document read-only.
@@ -13,13 +14,16 @@ public struct FileDocumentConfiguration<Document: FileDocument>: Sendable {
     public let contentType: UTType
     /// The file, for viewers that want its attributes.
     public let file: FileWrapper
+    /// The document's place and editability (SwiftUI's environment `documentConfiguration`).
+    public var documentConfiguration: DocumentConfiguration { DocumentConfiguration(fileURL: fileURL) }
 }
 
 /// What a viewer of a reference-type document is given: SwiftUI's
 /// `ReferenceFileDocumentConfiguration`.
 public struct ReferenceFileDocumentConfiguration<Document: ReferenceFileDocument>: Sendable {
-    /// The open document.
-    public let document: Document
+    /// The open document; `$document` is it as a read-only binding (SwiftUI's), for viewer
+    /// code written to pass one along.
+    @DocumentBinding public var document: Document
     /// The file it was read from.
     public let fileURL: URL?
     /// Always false: Docent opens every document read-only.
@@ -28,6 +32,8 @@ public struct ReferenceFileDocumentConfiguration<Document: ReferenceFileDocument
     public let contentType: UTType
     /// The file, for viewers that want its attributes.
     public let file: FileWrapper
+    /// The document's place and editability (SwiftUI's environment `documentConfiguration`).
+    public var documentConfiguration: DocumentConfiguration { DocumentConfiguration(fileURL: fileURL) }
 }
 
 /// The open document's place and editability, whatever its kind: SwiftUI's `DocumentConfiguration`.
@@ -39,3 +45,33 @@ public struct DocumentConfiguration: Sendable, Hashable {
 
     public init(fileURL: URL?) { self.fileURL = fileURL }
 }
+
+/// A read-only binding, so viewer code that passes `$document` (or `$document.someField`)
+/// along compiles: reading works, writing is ignored — Docent never changes a document.
+@dynamicMemberLookup
+public struct Binding<Value>: @unchecked Sendable {
+    // Unchecked: the value is only read, and a document is Sendable (value documents) or
+    // read under its lock (reference documents).
+    public let wrappedValue: Value
+
+    public init(_ value: Value) { wrappedValue = value }
+
+    /// A binding that always reads `value`.
+    public static func constant(_ value: Value) -> Binding<Value> { Binding(value) }
+
+    /// A binding to one of the value's properties.
+    public subscript<Subject>(dynamicMember keyPath: KeyPath<Value, Subject>) -> Binding<Subject> {
+        Binding<Subject>(wrappedValue[keyPath: keyPath])
+    }
+}
+
+/// The `document` of a configuration: read as it is, and projected (`$document`) as a
+/// read-only `Binding`, as SwiftUI's configurations offer it.
+@propertyWrapper
+public struct DocumentBinding<Value> {
+    public let wrappedValue: Value
+    public init(wrappedValue: Value) { self.wrappedValue = wrappedValue }
+    public var projectedValue: Binding<Value> { Binding(wrappedValue) }
+}
+
+extension DocumentBinding: Sendable where Value: Sendable {}

@@ -24,8 +24,20 @@ public struct RuntimeRendition: Sendable {
 /// }
 /// ```
 public struct DocumentGroup: Sendable {
-    /// The Swift type's name (`MarkdownDocument`).
+    /// The document type's name, which identifies the group in fingerprints, reader
+    /// revisions and the index: a built-in type's own name (`MarkdownDocument`), any other
+    /// type's name with its module (`LogDocent.LogDocument`), so an app's `PDFDocument`
+    /// never passes for the built-in one.
     public let documentTypeName: String
+
+    /// The name `documentTypeName` gives `type`.
+    public static func name(of type: Any.Type) -> String {
+        let qualified = String(reflecting: type)
+        return qualified.hasPrefix(builtInModule + ".") ? String(describing: type) : qualified
+    }
+
+    /// The module of Docent's built-in document types.
+    static let builtInModule = "Documents"
     /// The types its documents open.
     public let readableContentTypes: [UTType]
     /// The renditions its documents produce.
@@ -55,7 +67,7 @@ public struct DocumentGroup: Sendable {
         viewing documentType: Document.Type,
         @PreviewBuilder viewer: @escaping @Sendable (FileDocumentConfiguration<Document>) -> [PreviewElement]
     ) {
-        documentTypeName = String(describing: documentType)
+        documentTypeName = Self.name(of: documentType)
         readableContentTypes = Document.readableContentTypes
         writableContentTypes = Document.writableContentTypes
         isReferenceType = false
@@ -84,7 +96,7 @@ public struct DocumentGroup: Sendable {
         viewing documentType: Document.Type,
         @PreviewBuilder viewer: @escaping @Sendable (ReferenceFileDocumentConfiguration<Document>) -> [PreviewElement]
     ) {
-        documentTypeName = String(describing: documentType)
+        documentTypeName = Self.name(of: documentType)
         readableContentTypes = Document.readableContentTypes
         writableContentTypes = Document.writableContentTypes
         isReferenceType = true

@@ -41,7 +41,7 @@ public final class DocumentLoader {
             knownPrefixIsWholeFile: classification.prefix?.isWholeFile ?? false)
         let selection = documents.selection(for: classification.contentType)
         var description: String?
-        if selection?.group.documentTypeName == String(describing: GenericDocument.self), let prefix = classification.prefix {
+        if selection?.group.documentTypeName == DocumentGroup.name(of: GenericDocument.self), let prefix = classification.prefix {
             // Only the fallback shows libmagic's description, so only it pays for the second pass.
             description = classifier.classify(bytes: prefix.bytes, fileName: path.lastComponent?.string ?? "", describe: true)
                 .magic?.description

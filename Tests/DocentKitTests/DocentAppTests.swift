@@ -3,6 +3,14 @@ import Engine
 import Foundation
 import Testing
 
+/// A third party's document type with the seed's own example name, which the built-in PDF
+/// reader also has.
+struct PDFDocument: FileDocument {
+    static var readableContentTypes: [UTType] { [.pdf] }
+    init(configuration: ReadConfiguration) throws {}
+    func fileWrapper(configuration: WriteConfiguration) throws -> FileWrapper { FileWrapper(regularFileWithContents: Data()) }
+}
+
 /// The pieces of a `DocentApp`, as a SwiftUI developer writes them.
 struct NoteDocument: FileDocument {
     static var readableContentTypes: [UTType] { [UTType(exportedAs: "com.example.kit-note", conformingTo: .plainText)] }
@@ -32,10 +40,10 @@ struct NoteApp: DocentApp {
 struct DocentAppTests {
     @Test("The body lists its groups in order, with conditions")
     func body() {
-        #expect(NoteApp().body.documentGroups.map(\.documentTypeName) == ["NoteDocument", "MarkdownDocument"])
+        #expect(NoteApp().body.documentGroups.map(\.documentTypeName) == ["DocentKitTests.NoteDocument", "MarkdownDocument"])
         var app = NoteApp()
         app.withMarkdown = false
-        #expect(app.body.documentGroups.map(\.documentTypeName) == ["NoteDocument"])
+        #expect(app.body.documentGroups.map(\.documentTypeName) == ["DocentKitTests.NoteDocument"])
     }
 
     @Test("UTType(exportedAs:conformingTo:) undeclared: keeps its identifier and conforms as written")
@@ -52,13 +60,21 @@ struct DocentAppTests {
         #expect(UTType(exportedAs: "public.json").conforms(to: .text))
     }
 
+    @Test("A group is named by its module unless built in: an app's PDFDocument is not the built-in one")
+    func qualifiedNames() {
+        let mine = DocumentGroup(viewing: PDFDocument.self) { _ in Text("mine") }
+        #expect(mine.documentTypeName == "DocentKitTests.PDFDocument")
+        #expect(DocentKit.PDFDocument.group.documentTypeName == "PDFDocument")
+        #expect(AppDocuments.registry.fingerprints["PDFDocument"] == DocentKit.PDFDocument.group.fingerprint)
+    }
+
     @Test("Registered groups come first; the built-in ones follow, and the registry holds both")
     func registration() {
         AppDocuments.register(NoteApp().body.documentGroups, servesHelper: false)
         defer { AppDocuments.register([], servesHelper: false) }
         let names = AppDocuments.groups.map(\.documentTypeName)
-        #expect(names.first == "NoteDocument")
+        #expect(names.first == "DocentKitTests.NoteDocument")
         #expect(names.contains("PDFDocument") && names.last == "GenericDocument")
-        #expect(AppDocuments.registry.fingerprints["NoteDocument"] != nil)
+        #expect(AppDocuments.registry.fingerprints["DocentKitTests.NoteDocument"] != nil)
     }
 }

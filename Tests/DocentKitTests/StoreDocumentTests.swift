@@ -55,7 +55,7 @@ struct StoreDocumentTests {
         let loader = try DocumentLoader(documents: registry, types: types)
         let opened = try await loader.prepare(FilePath(store)).open(in: registry)
         #expect(opened.contentType.identifier == "com.example.recipes")
-        #expect(opened.documentTypeName == "Recipe")
+        #expect(opened.documentTypeName == "DocentKitTests.Recipe")
         #expect(opened.preview().elements.contains(.title("2 recipes")))
         #expect(opened.preview().elements.contains(.table(header: ["Recipe", "Minutes"], rows: [["Tarte tatin", "60"], ["Shakshuka", "25"]])))
         let text = try #require(try await opened.plainText())

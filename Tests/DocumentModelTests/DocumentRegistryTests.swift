@@ -64,7 +64,7 @@ struct DocumentRegistryTests {
         let loader = try DocumentLoader(documents: registry, types: types)
         let prepared = try loader.prepare(FilePath(log))
         #expect(prepared.classification.contentType.identifier == "com.example.app-log")
-        #expect(prepared.selection?.group.documentTypeName == "AppLogDocument")
+        #expect(prepared.selection?.group.documentTypeName == "DocumentModelTests.AppLogDocument")
         #expect(prepared.selection?.distance == 0)
         let document = try await prepared.open(in: registry)
         #expect(document.metadata["Errors"] == .integer(1))
