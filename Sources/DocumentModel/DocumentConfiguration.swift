@@ -20,7 +20,7 @@ public struct FileDocumentConfiguration<Document: FileDocument>: Sendable {
 
 /// What a viewer of a reference-type document is given: SwiftUI's
 /// `ReferenceFileDocumentConfiguration`.
-public struct ReferenceFileDocumentConfiguration<Document: ReferenceFileDocument>: Sendable {
+public struct ReferenceFileDocumentConfiguration<Document: ReferenceFileDocument> {
     /// The open document; `$document` is it as a read-only binding (SwiftUI's), for viewer
     /// code written to pass one along.
     @DocumentBinding public var document: Document

@@ -103,19 +103,22 @@ public struct DocumentGroup: Sendable {
         previewIsDefaultText = writableContentTypes == readableContentTypes
         let name = documentTypeName, writable = writableContentTypes, previewText = previewIsDefaultText
         open = { configuration, selection in
-            let document = try Document(configuration: configuration)
+            // The document is not Sendable (see ReferenceFileDocument): every use below is
+            // under `lock`, but for serializing a snapshot, which SwiftUI also runs off the
+            // document's thread and which must read only the snapshot.
+            let document = LockedByCaller(try Document(configuration: configuration))
             let lock = DocumentLock()
-            let viewed = ReferenceFileDocumentConfiguration(
-                document: document, fileURL: configuration.file.fileURL,
-                contentType: configuration.contentType, file: configuration.file)
-            let metadata = lock.withLock { (document as? any DocumentMetadataProviding)?.metadata ?? DocumentMetadata() }
+            let viewed = LockedByCaller(ReferenceFileDocumentConfiguration(
+                document: document.value, fileURL: configuration.file.fileURL,
+                contentType: configuration.contentType, file: configuration.file))
+            let metadata = lock.withLock { (document.value as? any DocumentMetadataProviding)?.metadata ?? DocumentMetadata() }
             return OpenedDocument(
                 documentTypeName: name, configuration: configuration, selection: selection,
                 writableContentTypes: writable, metadata: metadata, previewIsDefaultText: previewText,
-                viewer: { lock.withLock { viewer(viewed) } },
+                viewer: { lock.withLock { viewer(viewed.value) } },
                 exporter: { write in
-                    let snapshot = try lock.withLock { try document.snapshot(contentType: write.contentType) }
-                    return try document.fileWrapper(snapshot: snapshot, configuration: write)
+                    let snapshot = try lock.withLock { try document.value.snapshot(contentType: write.contentType) }
+                    return try document.value.fileWrapper(snapshot: snapshot, configuration: write)
                 })
         }
     }

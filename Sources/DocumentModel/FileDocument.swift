@@ -49,7 +49,11 @@ extension FileDocument {
 /// open document's lock, then serializes it with `fileWrapper(snapshot:configuration:)`
 /// off the caller's actor, so later changes to the live document do not reach a
 /// rendition in progress.
-public protocol ReferenceFileDocument: AnyObject, Sendable {
+///
+/// As on Apple platforms it is an `ObservableObject` and need not be `Sendable` (a class
+/// with `@Published var` properties is not): Docent touches the document only under its
+/// lock — its reading, metadata, viewer and snapshots — and hands threads the snapshot.
+public protocol ReferenceFileDocument: ObservableObject, SendableMetatype {
     /// The configuration handed to `init(configuration:)`.
     typealias ReadConfiguration = FileDocumentReadConfiguration
     /// The configuration handed to `fileWrapper(snapshot:configuration:)`.

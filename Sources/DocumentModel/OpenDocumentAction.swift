@@ -22,7 +22,10 @@ public final class OpenDocumentAction: Sendable {
 
     public init(loader: @escaping Loader) { self.loader = loader }
 
-    /// The open document for `url`, opening it if it is not open or has changed.
+    /// The open document for `url`, opening it if it is not open or has changed. SwiftUI's
+    /// returns nothing; the result may be ignored, so `try await openDocument(at: url)`
+    /// written for SwiftUI compiles as it is.
+    @discardableResult
     public func callAsFunction(at url: URL) async throws -> OpenedDocument {
         let key = url.standardizedFileURL.path
         let status = try? FileStatus.lstat(FilePath(key))

@@ -115,7 +115,7 @@ struct DocumentRegistryTests {
 }
 
 /// A reference document: a shared, lock-protected list of notes.
-final class NotesDocument: ReferenceFileDocument {
+final class NotesDocument: ReferenceFileDocument, Sendable {
     static var readableContentTypes: [UTType] { [.plainText] }
     typealias Snapshot = [String]
     let notes: Mutex<[String]>
