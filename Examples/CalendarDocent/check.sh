@@ -1,12 +1,7 @@
 #!/usr/bin/env bash
 # Builds CalendarDocent and checks that its binary reads iCalendar files as calendars:
 # their entries searchable and previewed as a table. Run by .ci/run.
-set -euo pipefail
-cd "$(dirname "$0")"
-swift build
-app=$PWD/.build/debug/CalendarDocent
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
+source "$(dirname "$0")/../check-common.sh"
 export DOCENT_CONFIG_DIR=$work/config XDG_DATA_HOME=$work/data XDG_CACHE_HOME=$work/cache
 mkdir -p "$work/cal"
 # RFC 5545: CRLF lines, a long line folded (CRLF and one space, which unfolding removes: the
@@ -18,7 +13,6 @@ printf '%s\r\n' 'BEGIN:VCALENDAR' 'VERSION:2.0' 'PRODID:-//Docent//check//EN' 'X
   'BEGIN:VTODO' 'UID:2@example.com' 'DTSTAMP:20261101T120000Z' 'DUE:20261205' 'SUMMARY:Book the ferry' 'END:VTODO' \
   'END:VCALENDAR' > "$work/cal/team.ics"
 
-fail() { echo "check.sh: $*" >&2; exit 1; }
 "$app" index "$work/cal" | grep -q '0 with errors' || fail "index reported errors"
 [ "$("$app" search pangolin --files)" = "$work/cal/team.ics" ] || fail "a folded description's word was not found"
 "$app" info "$work/cal/team.ics" | grep -q 'CalendarDocument reads com.apple.ical.ics' || fail "info does not name CalendarDocument"

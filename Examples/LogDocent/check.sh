@@ -1,12 +1,7 @@
 #!/usr/bin/env bash
 # Builds LogDocent (the DocentApp example) and checks that its binary is a complete docent
 # with the app's document type in front of the built-in ones. Run by .ci/run.
-set -euo pipefail
-cd "$(dirname "$0")"
-swift build
-app=$PWD/.build/debug/LogDocent
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
+source "$(dirname "$0")/../check-common.sh"
 export DOCENT_CONFIG_DIR=$PWD XDG_DATA_HOME=$work/data XDG_CACHE_HOME=$work/cache  # the type is declared in ./content-types.yaml
 mkdir -p "$work/logs"
 printf 'INFO start\nERROR disk quokkafull\nINFO done\n' > "$work/logs/server.applog"
@@ -15,7 +10,6 @@ printf 'plain words\n' > "$work/logs/notes.txt"
 pdf=/usr/share/doc/shared-mime-info/shared-mime-info-spec.pdf  # a PDF: the app's own helper reads it
 [ -f "$pdf" ] && cp "$pdf" "$work/logs/"
 
-fail() { echo "check.sh: $*" >&2; exit 1; }
 "$app" index "$work/logs" | grep -q '0 with errors' || fail "index reported errors"
 [ "$("$app" search quokkafull --files)" = "$work/logs/server.applog" ] || fail "search did not find the log's word"
 "$app" search quokkafull --json | grep -q '"contentType":"com.example.app-log"' || fail "the log was not typed com.example.app-log"

@@ -2,12 +2,7 @@
 # Builds RecipeDocent and checks a persistent-store document end to end: the store's records
 # searchable and previewed through its own binary (and its own helper process), the store
 # left byte for byte as it was, nothing made beside it. Run by .ci/run.
-set -euo pipefail
-cd "$(dirname "$0")"
-swift build
-app=$PWD/.build/debug/RecipeDocent
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
+source "$(dirname "$0")/../check-common.sh"
 export DOCENT_CONFIG_DIR=$PWD XDG_DATA_HOME=$work/data XDG_CACHE_HOME=$work/cache
 mkdir -p "$work/box"
 store=$work/box/kitchen.recipebox
@@ -24,7 +19,6 @@ c.commit(); c.execute('PRAGMA wal_checkpoint(TRUNCATE)'); c.close()
 PY
 before=$(sha256sum "$store"); listed=$(ls -a "$work/box")
 
-fail() { echo "check.sh: $*" >&2; exit 1; }
 "$app" index "$work/box" | grep -q '0 with errors' || fail "index reported errors"
 [ "$("$app" search caramelise --files)" = "$store" ] || fail "a record's text was not searchable"
 [ "$("$app" search 'poach eggs' --files)" = "$store" ] || fail "the second record's text was not searchable"

@@ -39,7 +39,7 @@ public enum DocentMain {
         umask(0o077)
         // The user's external viewers (config.yaml) after the app's own groups. A settings file
         // with a mistake registers none here; the command itself then says what is wrong.
-        let viewers = (try? Settings.load())?.viewerGroups ?? []
+        let viewers = (try? Settings.current.get())?.viewerGroups ?? []
         AppDocuments.register(groups + viewers, servesHelper: true)
         // The helper process that opens risky documents for the indexer (not a user command).
         if CommandLine.arguments.count == 4, CommandLine.arguments[1] == "_extract", let memory = Int(CommandLine.arguments[3]) {

@@ -139,8 +139,12 @@ extension IndexSession {
 }
 
 extension Settings {
+    /// This process's settings, read once: at start-up for the external viewers' groups
+    /// (`DocentMain`), then by the command.
+    static let current = Result { () throws(SettingsError) in try Settings.load() }
+
     /// The settings for a command; a broken user file is a clear error (exit 2).
     static func loadForCommand() throws -> Settings {
-        do { return try Settings.load() } catch { throw CommandFailure("\(error)") }
+        do { return try current.get() } catch { throw CommandFailure("\(error)") }
     }
 }

@@ -91,7 +91,7 @@ struct WatchCommand: ParsableCommand {
             do {
                 try service.run()
             } catch let error as IndexError where error.isDamage {
-                logger.error("\(error): moving it aside and rebuilding it")
+                logger.error("\(error): rebuilding it")
                 do { try session.rebuild(after: error) } catch { throw CommandFailure("\(error)") }
                 continue
             } catch {

@@ -55,7 +55,7 @@ public struct DocumentGroup: Sendable {
     /// when none of them is text, its preview's words are its plain-text rendition, so a
     /// reader written SwiftUI's way (a JSON or PDF type with no export of its own) is not
     /// indexed with no text.
-    public let previewIsDefaultText: Bool
+    public var previewIsDefaultText: Bool { writableContentTypes == readableContentTypes }
     /// What else makes this reader's output what it is (an external viewer's command).
     public private(set) var fingerprintDetail = ""
 
@@ -71,8 +71,7 @@ public struct DocumentGroup: Sendable {
         readableContentTypes = Document.readableContentTypes
         writableContentTypes = Document.writableContentTypes
         isReferenceType = false
-        previewIsDefaultText = writableContentTypes == readableContentTypes
-        let name = documentTypeName, writable = writableContentTypes, previewText = previewIsDefaultText
+        let name = documentTypeName, writable = writableContentTypes, previewText = writableContentTypes == readableContentTypes
         open = { configuration, selection in
             let document = try Document(configuration: configuration)
             let viewed = FileDocumentConfiguration(
@@ -100,8 +99,7 @@ public struct DocumentGroup: Sendable {
         readableContentTypes = Document.readableContentTypes
         writableContentTypes = Document.writableContentTypes
         isReferenceType = true
-        previewIsDefaultText = writableContentTypes == readableContentTypes
-        let name = documentTypeName, writable = writableContentTypes, previewText = previewIsDefaultText
+        let name = documentTypeName, writable = writableContentTypes, previewText = writableContentTypes == readableContentTypes
         open = { configuration, selection in
             // The document is not Sendable (see ReferenceFileDocument): every use below is
             // under `lock`, but for serializing a snapshot, which SwiftUI also runs off the
@@ -134,7 +132,6 @@ public struct DocumentGroup: Sendable {
         let writable = [UTType.plainText]
         writableContentTypes = writable
         isReferenceType = false
-        previewIsDefaultText = false
         fingerprintDetail = detail
         open = { configuration, selection in
             let rendition = try read(configuration)

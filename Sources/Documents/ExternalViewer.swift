@@ -48,23 +48,23 @@ public struct ExternalViewer: Sendable, Equatable {
     /// Its name as a document type (in `docent info`, `status`, the index): `viewer: pandoc -t plain`.
     public var name: String { "viewer: " + command.joined(separator: " ") }
 
-    /// `types` as content types in `registry`.
-    public func contentTypes(in registry: UTTypeRegistry = .shared) -> [UTType] {
+    /// `types` as content types (in the shared registry, where files are classified).
+    public var contentTypes: [UTType] {
         types.compactMap { written in
             if written.contains("/") { return UTType(mimeType: written, conformingTo: .data) }
             if written.hasPrefix(".") { return UTType(filenameExtension: String(written.dropFirst()), conformingTo: .data) }
             if !written.contains(".") { return UTType(filenameExtension: written, conformingTo: .data) }
-            return UTType(written, registry: registry)
+            return UTType(written)
         }
     }
 
     /// Its viewing group, opened in the helper. `seconds` and `outputBytes` default to
     /// `defaultSeconds` (a little under the document budget, so the viewer, not the helper,
     /// is stopped) and `defaultOutputBytes` (the index's text limit).
-    public func group(defaultSeconds: Double, defaultOutputBytes: Int, registry: UTTypeRegistry = .shared) -> DocumentGroup {
+    public func group(defaultSeconds: Double, defaultOutputBytes: Int) -> DocumentGroup {
         let limit = min(seconds ?? defaultSeconds, defaultSeconds), most = outputBytes ?? defaultOutputBytes
         let viewer = self
-        return DocumentGroup(named: name, readableContentTypes: contentTypes(in: registry), detail: "\(output.rawValue) \(command)") { configuration in
+        return DocumentGroup(named: name, readableContentTypes: contentTypes, detail: "\(output.rawValue) \(command)") { configuration in
             let path = configuration.file.fileURL?.path ?? ""
             let usesPath = viewer.command.contains("{path}")
             let argv = viewer.command.map { $0 == "{path}" ? path : $0 }

@@ -7,19 +7,17 @@ import FileAccess
 /// read documents through this registry, so an app's groups are used everywhere the
 /// built-in ones are — and, being in the registry, recorded in an index's fingerprints.
 public enum AppDocuments {
-    private static let appGroups = Locked<[DocumentGroup]>([])
-    private static let runsHelper = Locked(false)
+    private static let registration = Locked<(groups: [DocumentGroup], servesHelper: Bool)>(([], false))
 
     /// Puts `groups` in front of the built-in ones. Call once, before any command runs.
     /// `servesHelper`: this executable serves the helper's `_extract` too, so isolated
     /// groups — the app's included — are opened in a copy of it.
     public static func register(_ groups: [DocumentGroup], servesHelper: Bool) {
-        appGroups.withLock { $0 = groups }
-        runsHelper.withLock { $0 = servesHelper }
+        registration.withLock { $0 = (groups, servesHelper) }
     }
 
     /// The app's groups, in the order its scene lists them.
-    public static var registeredGroups: [DocumentGroup] { appGroups.withLock { $0 } }
+    public static var registeredGroups: [DocumentGroup] { registration.withLock { $0.groups } }
 
     /// The app's groups, then the built-in ones (specificity decides between them).
     public static var groups: [DocumentGroup] { registeredGroups + BuiltInDocuments.groups }
@@ -27,5 +25,5 @@ public enum AppDocuments {
     public static var registry: DocumentRegistry { DocumentRegistry(groups: groups) }
 
     /// Whether this executable serves the helper (see `register`).
-    static var servesHelper: Bool { runsHelper.withLock { $0 } }
+    static var servesHelper: Bool { registration.withLock { $0.servesHelper } }
 }

@@ -147,12 +147,13 @@ final class ExtractionHelper {
     }
 
     /// The executable that serves `_extract`: `$DOCENT_HELPER`, this one when it serves it
-    /// (`docent-engine`, or a `DocentApp`, whose own groups the helper must know), or the
-    /// `docent-engine` beside this executable (a benchmark's, a test bundle's).
+    /// (`docent-engine` and every `DocentApp` run `DocentMain`, which says so; an app's
+    /// helper must know its groups), or the `docent-engine` beside this executable (a
+    /// benchmark's, a test bundle's).
     static let executable: String? = {
         if let set = ProcessInfo.processInfo.environment["DOCENT_HELPER"], !set.isEmpty { return set }
         let own = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
-        if AppDocuments.servesHelper || (own as NSString).lastPathComponent == "docent-engine" { return own }
+        if AppDocuments.servesHelper { return own }
         let beside = ((own as NSString).deletingLastPathComponent as NSString).appendingPathComponent("docent-engine")
         return FileManager.default.isExecutableFile(atPath: beside) ? beside : nil
     }()

@@ -252,34 +252,17 @@ public final class IndexSession {
         return index
     }
 
-    /// Copies `source` to a new private file `destination`; false (and nothing left) when it
-    /// cannot (a full disk must not stop the rebuild).
+    /// Copies `source` to `destination` (the index's files are 0600 and so is the copy);
+    /// false, and nothing left, when it cannot: a full disk must not stop the rebuild.
     static func copy(_ source: String, to destination: String) -> Bool {
-        let input = Glibc.open(source, O_RDONLY | O_CLOEXEC)
-        guard input >= 0 else { return false }
-        defer { Glibc.close(input) }
-        guard let output = try? PrivateStorage.create(destination) else { return false }
-        var buffer = [UInt8](repeating: 0, count: 1 << 20)
-        var ok = true
-        while ok {
-            let count = buffer.withUnsafeMutableBytes { Glibc.read(input, $0.baseAddress, $0.count) }
-            if count == 0 { break }
-            if count < 0 {
-                if errno == EINTR { continue }
-                ok = false
-                break
-            }
-            var written = 0
-            while written < count {
-                let n = buffer.withUnsafeBytes { Glibc.write(output, $0.baseAddress! + written, count - written) }
-                if n < 0, errno == EINTR { continue }
-                guard n > 0 else { ok = false; break }
-                written += n
-            }
+        do {
+            try FileManager.default.copyItem(atPath: source, toPath: destination)
+            PrivateStorage.tighten(destination)
+            return true
+        } catch {
+            try? FileManager.default.removeItem(atPath: destination)
+            return false
         }
-        Glibc.close(output)
-        if !ok { unlink(destination) }
-        return ok
     }
 
     /// Removes all but the newest `keeping` damaged copies (each as large as an index).

@@ -93,8 +93,7 @@ public struct Settings: Sendable, Equatable {
         if let value = map["limits"] {
             guard let limits = value as? [String: Any] else { throw SettingsError(file: file, message: "`limits` must be a mapping") }
             for (key, value) in limits {
-                let number = (value as? Int).map(Double.init) ?? (value as? Double) ?? -1
-                guard number > 0 else { throw SettingsError(file: file, message: "`limits.\(key)` must be a positive number") }
+                guard let number = Self.positiveNumber(value) else { throw SettingsError(file: file, message: "`limits.\(key)` must be a positive number") }
                 switch key {
                 case "readBytes": readBytes = Int(number)
                 case "textBytes": textBytes = Int(number)
@@ -130,8 +129,7 @@ public struct Settings: Sendable, Equatable {
         }
         for key in ["seconds", "outputBytes"] {
             guard let value = map[key] else { continue }
-            let number = (value as? Int).map(Double.init) ?? (value as? Double) ?? -1
-            guard number > 0 else { throw SettingsError(file: file, message: "`\(place).\(key)` must be a positive number") }
+            guard let number = positiveNumber(value) else { throw SettingsError(file: file, message: "`\(place).\(key)` must be a positive number") }
             if key == "seconds" { viewer.seconds = number } else { viewer.outputBytes = Int(number) }
         }
         return viewer
@@ -140,6 +138,12 @@ public struct Settings: Sendable, Equatable {
     /// The viewers' groups, under this configuration's budgets.
     public var viewerGroups: [DocumentGroup] {
         viewers.map { $0.group(defaultSeconds: documentSeconds * 0.9, defaultOutputBytes: textBytes) }
+    }
+
+    /// A YAML integer or real above zero.
+    static func positiveNumber(_ value: Any) -> Double? {
+        let number = (value as? Int).map(Double.init) ?? (value as? Double) ?? -1
+        return number > 0 ? number : nil
     }
 
     static func strings(_ value: Any?, key: String, file: String) throws(SettingsError) -> [String] {

@@ -138,9 +138,11 @@ struct HabitDocument: FileDocument {
     static var readableContentTypes: [UTType] { [.json] }
     static var writableContentTypes: [UTType] { [.json, .plainText] }
     var keys: [String]
-    init(configuration: ReadConfiguration) throws {
+    init(configuration: ReadConfiguration) throws { keys = try Self.keys(in: configuration) }
+    /// The top-level keys of the JSON object in the file, sorted.
+    static func keys(in configuration: ReadConfiguration) throws -> [String] {
         let object = try JSONSerialization.jsonObject(with: configuration.file.regularFileContents ?? Data())
-        keys = ((object as? [String: Any])?.keys.sorted()) ?? []
+        return ((object as? [String: Any])?.keys.sorted()) ?? []
     }
     func fileWrapper(configuration: WriteConfiguration) throws -> FileWrapper {
         if let existing = configuration.existingFile { return existing }
@@ -223,10 +225,7 @@ func open(_ path: String, documents: DocumentRegistry = BuiltInDocuments.registr
 struct SeedJSONDocument: FileDocument {
     static var readableContentTypes: [UTType] { [.json] }
     var keys: [String]
-    init(configuration: ReadConfiguration) throws {
-        let object = try JSONSerialization.jsonObject(with: configuration.file.regularFileContents ?? Data())
-        keys = ((object as? [String: Any])?.keys.sorted()) ?? []
-    }
+    init(configuration: ReadConfiguration) throws { keys = try HabitDocument.keys(in: configuration) }
     func fileWrapper(configuration: WriteConfiguration) throws -> FileWrapper {
         FileWrapper(regularFileWithContents: try JSONSerialization.data(withJSONObject: keys))
     }
