@@ -9,6 +9,7 @@ let package = Package(
         .executable(name: "docent-engine", targets: ["docent-engine"]),
         .executable(name: "docent-bench", targets: ["DocentBench"]),
         .library(name: "DocentKit", targets: ["DocentKit"]),
+        .library(name: "DocentViewer", targets: ["Viewer"]),
         .library(name: "UniformTypeIdentifiers", targets: ["UniformTypeIdentifiers"]),
         .library(name: "ContentTypes", targets: ["ContentTypes"]),
         .library(name: "Classifier", targets: ["Classifier"]),
@@ -19,6 +20,7 @@ let package = Package(
         .package(url: "https://github.com/jpsim/Yams", from: "6.0.0"),
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.0.0"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.0"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.20.0"),
     ],
     targets: [
         .systemLibrary(
@@ -75,6 +77,16 @@ let package = Package(
             name: "CTagLib",
             linkerSettings: [.linkedLibrary("tag")]
         ),
+        // Pictures of documents (an image scaled, a PDF's first page, a song's cover) as PNG
+        // with the freedesktop thumbnail keys: gdk-pixbuf, and poppler with cairo. Run in the helper.
+        // gdk-pixbuf-2.0.pc's flags include one SwiftPM refuses (-pthread): its headers come
+        // through a link in private/ (to Debian's libgdk-pixbuf-2.0-dev), GLib's through poppler-glib.
+        .target(
+            name: "CPicture",
+            dependencies: ["CPoppler"],
+            cSettings: [.headerSearchPath("private")],
+            linkerSettings: [.linkedLibrary("gdk_pixbuf-2.0")]
+        ),
         // glibc allocator settings for the engine (mallopt is not in Swift's Glibc module).
         .target(name: "CMalloc"),
         // An FTS5 snippet function that tokenizes only up to the fragment it shows.
@@ -114,7 +126,7 @@ let package = Package(
         ),
         .target(
             name: "Engine",
-            dependencies: ["Classifier", "DocumentModel", "Documents", "FileAccess", "ContentTypes", "Index", "Watcher", "Yams",
+            dependencies: ["Classifier", "DocumentModel", "Documents", "FileAccess", "ContentTypes", "Index", "Watcher", "Yams", "CPicture", "CTagLib",
                            .product(name: "SystemPackage", package: "swift-system"),
                            .product(name: "Logging", package: "swift-log")],
             resources: [.embedInCode("Defaults/docent.yaml")]
@@ -150,7 +162,20 @@ let package = Package(
                 .product(name: "SystemPackage", package: "swift-system"),
             ]
         ),
-        .executableTarget(name: "docent-engine", dependencies: ["DocentKit"]),
+        // `docent serve`: the viewer in a browser, on Hummingbird (a product of its own, so an
+        // app built on DocentKit adds it by choice).
+        .target(
+            name: "Viewer",
+            dependencies: [
+                "DocentKit", "DocentCLI", "Engine", "Index", "Rendering", "ContentTypes", "FileAccess", "Watcher",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "SystemPackage", package: "swift-system"),
+            ],
+            resources: [.embedInCode("Assets/app.js"), .embedInCode("Assets/app.css")]
+        ),
+        .executableTarget(name: "docent-engine", dependencies: ["DocentKit", "Viewer"]),
         .executableTarget(
             name: "DocentBench",
             dependencies: [
@@ -191,6 +216,8 @@ let package = Package(
                            .product(name: "SystemPackage", package: "swift-system")]
         ),
         .testTarget(name: "DocentCLITests", dependencies: ["ContentTypes", "FileAccess", "TestSupport"]),
+        .testTarget(name: "ViewerTests", dependencies: ["Viewer", "Engine", "Index", "FileAccess", "TestSupport",
+                                                        .product(name: "SystemPackage", package: "swift-system")]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -25,6 +25,14 @@
 #include <taglib/mpcfile.h>
 #include <taglib/wavpackfile.h>
 #include <taglib/trueaudiofile.h>
+#include <taglib/id3v2tag.h>
+#include <taglib/attachedpictureframe.h>
+#include <taglib/xiphcomment.h>
+#include <taglib/flacpicture.h>
+#include <taglib/mp4tag.h>
+#include <taglib/mp4coverart.h>
+#include <taglib/asftag.h>
+#include <taglib/asfpicture.h>
 
 namespace {
 
@@ -143,4 +151,72 @@ extern "C" void docent_media_info_free(docent_media_info *info) {
     free(info->title); free(info->artist); free(info->album); free(info->genre); free(info->comment);
     free(info->properties);
     info->title = info->artist = info->album = info->genre = info->comment = info->properties = nullptr;
+}
+
+namespace {
+
+/// The front cover of `pictures` (FLAC and Xiph comments), else the first picture.
+TagLib::ByteVector chooseFLAC(const TagLib::List<TagLib::FLAC::Picture *> &pictures) {
+    for (auto *picture : pictures) {
+        if (picture->type() == TagLib::FLAC::Picture::FrontCover) return picture->data();
+    }
+    return pictures.isEmpty() ? TagLib::ByteVector() : pictures.front()->data();
+}
+
+TagLib::ByteVector coverOf(TagLib::File *file) {
+    if (auto *mpeg = dynamic_cast<TagLib::MPEG::File *>(file)) {
+        if (TagLib::ID3v2::Tag *tag = mpeg->ID3v2Tag()) {
+            const TagLib::ID3v2::FrameList &frames = tag->frameListMap()["APIC"];
+            TagLib::ByteVector first;
+            for (auto *frame : frames) {
+                auto *picture = dynamic_cast<TagLib::ID3v2::AttachedPictureFrame *>(frame);
+                if (!picture) continue;
+                if (picture->type() == TagLib::ID3v2::AttachedPictureFrame::FrontCover) return picture->picture();
+                if (first.isEmpty()) first = picture->picture();
+            }
+            return first;
+        }
+    }
+    if (auto *flac = dynamic_cast<TagLib::FLAC::File *>(file)) {
+        TagLib::ByteVector found = chooseFLAC(flac->pictureList());
+        if (found.isEmpty() && flac->xiphComment()) found = chooseFLAC(flac->xiphComment()->pictureList());
+        return found;
+    }
+    if (auto *tag = dynamic_cast<TagLib::Ogg::XiphComment *>(file->tag())) return chooseFLAC(tag->pictureList());
+    if (auto *mp4 = dynamic_cast<TagLib::MP4::File *>(file)) {
+        if (TagLib::MP4::Tag *tag = mp4->tag(); tag && tag->contains("covr")) {
+            TagLib::MP4::CoverArtList covers = tag->item("covr").toCoverArtList();
+            if (!covers.isEmpty()) return covers.front().data();
+        }
+    }
+    if (auto *asf = dynamic_cast<TagLib::ASF::File *>(file)) {
+        if (TagLib::ASF::Tag *tag = asf->tag(); tag && tag->contains("WM/Picture")) {
+            for (auto &attribute : tag->attribute("WM/Picture")) {
+                TagLib::ASF::Picture picture = attribute.toPicture();
+                if (picture.isValid()) return picture.picture();
+            }
+        }
+    }
+    return TagLib::ByteVector();
+}
+
+}  // namespace
+
+extern "C" int docent_media_cover(int fd, long long size, const char *name, unsigned char **bytes, unsigned long *length) {
+    *bytes = nullptr;
+    *length = 0;
+    try {
+        DescriptorStream stream(fd, size, name);
+        TagLib::FileRef ref(&stream, false);
+        if (ref.isNull() || !ref.file()->isValid()) return -1;
+        TagLib::ByteVector data = coverOf(ref.file());
+        if (data.isEmpty()) return -1;
+        *bytes = static_cast<unsigned char *>(malloc(data.size()));
+        if (!*bytes) return -1;
+        memcpy(*bytes, data.data(), data.size());
+        *length = data.size();
+        return 0;
+    } catch (...) {
+        return -1;
+    }
 }

@@ -76,24 +76,7 @@ package struct SearchCommand: ParsableCommand {
         } catch {
             throw CommandFailure(error.description)
         }
-        var request = SearchRequest(match: parsed.match, limit: limit)
-        if !parsed.types.isEmpty {
-            var allowed: Set<String>?
-            for name in parsed.types {
-                let expanded = try TypeNames.expand(name, in: index)
-                allowed = allowed.map { $0.intersection(expanded) } ?? expanded
-            }
-            request.contentTypes = allowed
-        }
-        for name in parsed.excludedTypes { request.excludedContentTypes.formUnion(try TypeNames.expand(name, in: index)) }
-        request.excluded = parsed.excluded
-        request.extensions = parsed.extensions
-        request.excludedExtensions = parsed.excludedExtensions
-        request.nameGlobs = parsed.nameGlobs
-        request.directories = parsed.directories.map { Array(Paths.absolute($0).string.utf8) }
-        request.size = parsed.size
-        request.modified = parsed.modified
-        return request
+        return try SearchRequest(parsed, limit: limit, in: index)
     }
 
     /// Prints one hit in the chosen form; `event` tags JSON objects under --follow.
@@ -107,6 +90,30 @@ package struct SearchCommand: ParsableCommand {
         } else {
             Output.line(HitFormat.text(hit, terminal: Output.isTerminal && !Terminal.noColor))
         }
+    }
+}
+
+extension SearchRequest {
+    /// The request for a parsed query: `type:` names expanded through the conformance the
+    /// index recorded, `in:` directories made absolute. An unknown type is a `CommandFailure`.
+    package init(_ parsed: SearchQuery, limit: Int, in index: FileIndex) throws {
+        self.init(match: parsed.match, limit: limit)
+        if !parsed.types.isEmpty {
+            var allowed: Set<String>?
+            for name in parsed.types {
+                let expanded = try TypeNames.expand(name, in: index)
+                allowed = allowed.map { $0.intersection(expanded) } ?? expanded
+            }
+            contentTypes = allowed
+        }
+        for name in parsed.excludedTypes { excludedContentTypes.formUnion(try TypeNames.expand(name, in: index)) }
+        excluded = parsed.excluded
+        extensions = parsed.extensions
+        excludedExtensions = parsed.excludedExtensions
+        nameGlobs = parsed.nameGlobs
+        directories = parsed.directories.map { Array(Paths.absolute($0).string.utf8) }
+        size = parsed.size
+        modified = parsed.modified
     }
 }
 

@@ -20,6 +20,7 @@ struct Docent: AsyncParsableCommand {
             """,
         version: "0.1.0",
         subcommands: [IndexCommand.self, WatchCommand.self, SearchCommand.self, StatusCommand.self, PreviewCommand.self, ExportCommand.self, InfoCommand.self, TypesCommand.self]
+            + DocentMain.commands
     )
 }
 
@@ -30,8 +31,15 @@ public enum DocentMain {
     /// On the main actor, so the helper's `serve` starts on the main thread before any task
     /// does: a helper that ran on Swift's cooperative pool had threads that libdispatch gave
     /// their own QoS priority (nice 0 and -4), not the idle class it inherited.
+    /// Commands beyond the built-in ones (`docent serve`, from the DocentViewer product), set
+    /// by `run` before the command line is parsed.
+    nonisolated(unsafe) static var commands: [any ParsableCommand.Type] = []
+
+    /// With `commands` added to the built-in ones: `DocentMain.run(groups: [], commands:
+    /// [ServeCommand.self])` is `docent-engine`.
     @MainActor
-    public static func run(groups: [DocumentGroup]) async -> Never {
+    public static func run(groups: [DocumentGroup], commands: [any ParsableCommand.Type] = []) async -> Never {
+        self.commands = commands
         docent_tune_malloc()
         // Everything Docent writes holds what it read from the user's files: readable by the
         // user alone, whatever the umask (PrivateStorage also sets modes explicitly). Docent

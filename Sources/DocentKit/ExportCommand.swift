@@ -29,7 +29,7 @@ struct ExportCommand: AsyncParsableCommand {
     func run() async throws {
         Output.ignoreSIGPIPE()
         let registry = UTTypeRegistry.shared
-        guard let requested = Self.resolve(type, in: registry) else {
+        guard let requested = RenditionTypes.resolve(type, in: registry) else {
             throw ValidationError("'\(type)' is not a known content type, MIME type or filename extension.")
         }
         let plainText = UTType("public.plain-text", registry: registry)!
@@ -59,9 +59,12 @@ struct ExportCommand: AsyncParsableCommand {
         guard let data = wrapper.regularFileContents else { throw CommandFailure("\(file): the rendition is empty") }
         Output.write(data)
     }
+}
 
+/// Names of rendition types, as `export --as` and the viewer take them.
+package enum RenditionTypes {
     /// `name` as a type: an identifier, a MIME type, or a filename extension.
-    static func resolve(_ name: String, in registry: UTTypeRegistry) -> UTType? {
+    package static func resolve(_ name: String, in registry: UTTypeRegistry) -> UTType? {
         if let type = UTType(name, registry: registry), type.isDeclared { return type }
         if name.contains("/"), let type = registry.type(mimeType: name) { return type }
         let ext = name.hasPrefix(".") ? String(name.dropFirst()) : name

@@ -144,7 +144,7 @@ extension Settings {
     static let current = Result { () throws(SettingsError) in try Settings.load() }
 
     /// The settings for a command; a broken user file is a clear error (exit 2).
-    static func loadForCommand() throws -> Settings {
+    package static func loadForCommand() throws -> Settings {
         do { return try current.get() } catch { throw CommandFailure("\(error)") }
     }
 }

@@ -76,14 +76,14 @@ struct InfoCommand: ParsableCommand {
 }
 
 /// How `docent info` shows a classification.
-enum InfoFormat {
+package enum InfoFormat {
     static func chain(_ type: UTType) -> [String] { type.orderedSupertypes.map(\.identifier) }
 
     static func brief(_ r: Classification) -> String {
         "\(r.path): \(r.contentType.identifier) (\(r.mimeType ?? "-"))"
     }
 
-    static func text(_ r: Classification, selection: DocumentSelection?) -> String {
+    package static func text(_ r: Classification, selection: DocumentSelection?) -> String {
         var lines = [r.path.string]
         let type = r.contentType
         lines.append("  type:       \(type.identifier)" + (type.localizedDescription.map { " — \($0)" } ?? ""))

@@ -151,22 +151,22 @@ struct RemovedOutput: Encodable {
 }
 
 /// Opening one file for the preview and export commands.
-enum Opening {
+package enum Opening {
     /// A file opened for the preview and export commands: in this process, or — for document
     /// types that run isolated — by the helper process, which hands back an extraction.
-    enum Opened {
+    package enum Opened {
         case document(OpenedDocument)
         case extraction(Extraction)
     }
 
-    struct Result {
-        let prepared: PreparedFile
-        let opened: Opened
+    package struct Result {
+        package let prepared: PreparedFile
+        package let opened: Opened
     }
 
     /// Classifies and opens `file` (asking an isolated reader for its preview and/or text);
     /// a path that cannot be examined is a usage error (exit 2).
-    static func open(_ file: String, readLimit: Int, preview: Bool, text: Bool) async throws -> Result {
+    package static func open(_ file: String, readLimit: Int, preview: Bool, text: Bool) async throws -> Result {
         let registry = UTTypeRegistry.shared
         reportDiagnostics(registry)
         let loader: DocumentLoader

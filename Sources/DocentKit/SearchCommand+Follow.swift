@@ -81,9 +81,15 @@ extension SearchCommand {
         }
     }
 
+    private func watchHere(_ index: FileIndex) throws -> BackgroundWatch? {
+        try BackgroundWatch.unlessWatched(index, while: "this search follows")
+    }
+}
+
+extension BackgroundWatch {
     /// When no `docent watch` keeps the index current, one runs in this process for the
     /// remembered roots; nil when a watcher already runs (or there are no roots).
-    private func watchHere(_ index: FileIndex) throws -> BackgroundWatch? {
+    package static func unlessWatched(_ index: FileIndex, while what: String) throws -> BackgroundWatch? {
         let settings = try Settings.loadForCommand()
         let roots = try Roots.remembered(in: index, settings: settings, keepMissing: true)
         guard !roots.isEmpty, try WatchLock.tryAcquire(index) else { return nil }
@@ -95,14 +101,14 @@ extension SearchCommand {
             throw CommandFailure("\(error)")
         }
         if isatty(STDERR_FILENO) == 1 {
-            Output.note("no `docent watch` is running: watching \(roots.map(\.string).joined(separator: ", ")) while this search follows")
+            Output.note("no `docent watch` is running: watching \(roots.map(\.string).joined(separator: ", ")) while \(what)")
         }
         return BackgroundWatch(service)
     }
 }
 
 /// A `WatchService` running on a thread of its own.
-final class BackgroundWatch: Sendable {
+package final class BackgroundWatch: Sendable {
     let service: WatchService
     private let done = DispatchSemaphore(value: 0)
 
@@ -118,7 +124,7 @@ final class BackgroundWatch: Sendable {
     }
 
     /// Stops the service once its batch in hand is applied.
-    func stop() {
+    package func stop() {
         service.stop()
         done.wait()
     }

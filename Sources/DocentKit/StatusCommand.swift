@@ -54,7 +54,7 @@ struct StatusCommand: ParsableCommand {
     }
 
     private func printText(_ statistics: IndexStatistics, categories: [(String, Int)], path: String, watch: WatchStatus?) {
-        Output.line("index    \(path.terminalSafe) (\(Self.bytes(statistics.bytesOnDisk)))")
+        Output.line("index    \(path.terminalSafe) (\(Figures.bytes(statistics.bytesOnDisk)))")
         let errorTotal = statistics.errorKinds.values.reduce(0, +)
         Output.line("files    \(statistics.files.formatted())" + (errorTotal > 0 ? ", \(errorTotal.formatted()) with errors" : ""))
         if let watch {
@@ -74,7 +74,7 @@ struct StatusCommand: ParsableCommand {
         if statistics.roots.isEmpty { Output.line("  none yet: `docent index DIRECTORY` adds one") }
         let now = Date()
         for root in statistics.roots {
-            let when = root.lastIndexed.map { "indexed \(Self.age(of: $0, now: now))" } ?? "never indexed"
+            let when = root.lastIndexed.map { "indexed \(Figures.age(of: $0, now: now))" } ?? "never indexed"
             Output.line("  \(String(decoding: root.path, as: UTF8.self).terminalSafe)  \(root.files.formatted()) files, "
                         + "\(root.errors.formatted()) errors, \(when)")
         }
@@ -124,13 +124,16 @@ struct StatusCommand: ParsableCommand {
         }
         Output.json(object)
     }
+}
 
-    static func bytes(_ count: Int64) -> String {
+/// How `docent status` and the viewer show sizes and ages.
+package enum Figures {
+    package static func bytes(_ count: Int64) -> String {
         ByteCountFormatter.string(fromByteCount: count, countStyle: .file)
     }
 
     /// "just now", "5 min ago", "3 h ago", "2 days ago".
-    static func age(of date: Date, now: Date) -> String {
+    package static func age(of date: Date, now: Date) -> String {
         let seconds = Int(now.timeIntervalSince(date))
         switch seconds {
         case ..<10: return "just now"
@@ -143,16 +146,16 @@ struct StatusCommand: ParsableCommand {
 }
 
 /// The top-level groups `docent status` counts files in.
-enum TypeCategories {
+package enum TypeCategories {
     /// Checked in order: the first a content type conforms to is its group.
-    static let order: [(name: String, identifier: String)] = [
+    package static let order: [(name: String, identifier: String)] = [
         ("source", "public.source-code"), ("pdf", "com.adobe.pdf"), ("document", "public.composite-content"),
         ("text", "public.text"), ("image", "public.image"), ("audio", "public.audio"), ("video", "public.movie"),
         ("archive", "public.archive"), ("executable", "public.executable"), ("font", "public.font"),
     ]
 
     /// `counts` (per content type) folded into groups, largest first.
-    static func count(_ counts: [String: Int], in registry: UTTypeRegistry) -> [(String, Int)] {
+    package static func count(_ counts: [String: Int], in registry: UTTypeRegistry) -> [(String, Int)] {
         let groups = order.compactMap { entry in registry.type(identifier: entry.identifier).map { (entry.name, $0) } }
         var totals: [String: Int] = [:]
         for (identifier, count) in counts {

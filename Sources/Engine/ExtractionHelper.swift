@@ -54,35 +54,49 @@ final class ExtractionHelper {
 
     /// Opens `path` in the helper: its extraction, nil when the file is gone, or the failure.
     func extract(_ path: FilePath, preview: Bool, text: Bool) -> Result<Extraction?, ExtractionFailure> {
-        if process == nil, let failure = start() { return .failure(failure) }
         let request = ExtractionRequest(path: Data(path.bytes).base64EncodedString(), readBytes: budget.readBytes,
                                         textBytes: budget.textBytes, preview: preview, text: text)
+        return exchange(request).flatMap { reply, payload in
+            var reply = reply
+            if reply.hasText { reply.extraction?.text = String(decoding: payload, as: UTF8.self) }
+            if reply.gone { return .success(nil) }
+            if let extraction = reply.extraction { return .success(extraction) }
+            return .failure(.unopenable(reply.error ?? "no document type could read it"))
+        }
+    }
+
+    /// A PNG picture of `path` fitting `size` pixels (`Pictures`): nil when the file is gone.
+    func picture(_ path: FilePath, size: Int) -> Result<Data?, ExtractionFailure> {
+        let request = ExtractionRequest(path: Data(path.bytes).base64EncodedString(), readBytes: budget.readBytes,
+                                        textBytes: 0, preview: false, text: false, picture: size)
+        return exchange(request).flatMap { reply, payload in
+            if reply.gone { return .success(nil) }
+            if reply.hasPicture { return .success(payload) }
+            return .failure(.unopenable(reply.error ?? "no picture could be made of it"))
+        }
+    }
+
+    /// Sends `request` and reads the reply's two frames, under the time budget.
+    private func exchange(_ request: ExtractionRequest) -> Result<(ExtractionReply, Data), ExtractionFailure> {
+        if process == nil, let failure = start() { return .failure(failure) }
         guard let data = try? JSONEncoder().encode(request), Frame.write(data, to: socket) else {
             return .failure(died())
         }
         let deadline = ContinuousClock.now + .milliseconds(Int64(budget.seconds * 1000))
-        guard let answer = Frame.read(from: socket, deadline: deadline) else {
+        func lost() -> ExtractionFailure {
             if ContinuousClock.now >= deadline {
                 shutDown(kill: true)
-                return .failure(.timedOut(seconds: budget.seconds))
+                return .timedOut(seconds: budget.seconds)
             }
-            return .failure(died())
+            return died()
         }
-        guard var reply = try? JSONDecoder().decode(ExtractionReply.self, from: answer) else {
+        guard let answer = Frame.read(from: socket, deadline: deadline) else { return .failure(lost()) }
+        guard let reply = try? JSONDecoder().decode(ExtractionReply.self, from: answer) else {
             shutDown(kill: true)
             return .failure(.unavailable("the helper's answer could not be read"))
         }
-        guard let text = Frame.read(from: socket, deadline: deadline) else {
-            if ContinuousClock.now >= deadline {
-                shutDown(kill: true)
-                return .failure(.timedOut(seconds: budget.seconds))
-            }
-            return .failure(died())
-        }
-        if reply.hasText { reply.extraction?.text = String(decoding: text, as: UTF8.self) }
-        if reply.gone { return .success(nil) }
-        if let extraction = reply.extraction { return .success(extraction) }
-        return .failure(.unopenable(reply.error ?? "no document type could read it"))
+        guard let payload = Frame.read(from: socket, deadline: deadline) else { return .failure(lost()) }
+        return .success((reply, payload))
     }
 
     /// Starts the helper; the failure when it cannot be.
@@ -182,5 +196,20 @@ public final class HelperPool: @unchecked Sendable {
             lock.unlock()
         }
         return helper.extract(path, preview: preview, text: text)
+    }
+
+    /// A PNG picture of `path` made in a helper process, under the budgets: an image scaled
+    /// to fit `size` pixels, a PDF's first page, an audio or video file's cover; nil when the
+    /// file is gone, or why there is none. The PNG carries the freedesktop thumbnail keys.
+    public func picture(_ path: FilePath, size: Int) -> Result<Data?, ExtractionFailure> {
+        lock.lock()
+        let helper = idle.popLast() ?? ExtractionHelper(budget: budget)
+        lock.unlock()
+        defer {
+            lock.lock()
+            idle.append(helper)
+            lock.unlock()
+        }
+        return helper.picture(path, size: size)
     }
 }

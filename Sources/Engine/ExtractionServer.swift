@@ -16,6 +16,8 @@ struct ExtractionRequest: Codable {
     var textBytes: Int
     var preview: Bool
     var text: Bool
+    /// A picture fitting this many pixels instead of an extraction (`Pictures`).
+    var picture: Int? = nil
 }
 
 /// The helper's answer.
@@ -28,6 +30,8 @@ struct ExtractionReply: Codable {
     /// Whether the extraction has a text, which follows in a frame of its own as raw UTF-8
     /// (as a JSON string every character would be escaped and parsed: seconds on a corpus).
     var hasText = false
+    /// Whether a PNG picture follows in the second frame (instead of a text).
+    var hasPicture = false
 
     /// The reply as its two frames: the JSON without the text, then the text's bytes.
     func frames() throws -> (json: Data, text: Data) {
@@ -64,7 +68,13 @@ public enum ExtractionServer {
                 if loaders[request.readBytes] == nil {
                     loaders[request.readBytes] = try? DocumentLoader(documents: documents, types: types, readLimit: request.readBytes)
                 }
-                if let loader = loaders[request.readBytes] {
+                if let loader = loaders[request.readBytes], let size = request.picture {
+                    var picture = Data()
+                    (reply, picture) = Pictures.make(path, size: size, loader: loader)
+                    guard let json = try? JSONEncoder().encode(reply), Frame.write(json, to: STDOUT_FILENO),
+                          Frame.write(picture, to: STDOUT_FILENO) else { exit(1) }
+                    continue
+                } else if let loader = loaders[request.readBytes] {
                     reply = extract(path, request, loader: loader, documents: documents)
                 } else {
                     reply.error = "libmagic could not be loaded"

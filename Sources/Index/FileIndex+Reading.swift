@@ -9,6 +9,13 @@ extension FileIndex {
         }
     }
 
+    /// The row with `id`, without its text.
+    public func file(id: Int64) throws(IndexError) -> IndexedFile? {
+        try read { db in
+            try Row.fetchOne(db, sql: "SELECT * FROM files WHERE id = ?", arguments: [id]).map(IndexedFile.init(row:))
+        }
+    }
+
     /// Every indexed path under `directory` (the directory itself included) and its signature:
     /// what a re-index compares with `lstat`.
     public func signatures(under directory: [UInt8]) throws(IndexError) -> [[UInt8]: FileSignature] {

@@ -35,6 +35,8 @@ public struct SearchRequest: Sendable {
 
 /// One search result.
 public struct SearchHit: Sendable, Hashable {
+    /// The file's row id: stable while the file keeps its path (and across a move).
+    public var id: Int64
     public var path: [UInt8]
     public var contentType: String
     public var title: String?
@@ -165,7 +167,7 @@ extension FileIndex {
 
     private static func hit(_ row: Row, snippet: String) -> SearchHit {
         let path: Data = row["path"]
-        return SearchHit(path: [UInt8](path), contentType: row["contentType"], title: row["title"], score: row["score"],
+        return SearchHit(id: row["id"], path: [UInt8](path), contentType: row["contentType"], title: row["title"], score: row["score"],
                          snippet: snippet, modified: row["modified"])
     }
 }

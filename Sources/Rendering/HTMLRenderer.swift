@@ -7,11 +7,16 @@ import DocumentModel
 /// of `default-src 'none'`), and image sources other than relative paths, `file:`, `http:`
 /// and `https:` URLs are shown as text, never loaded.
 public struct HTMLRenderer: PreviewRenderer {
-    public init() {}
+    /// Whether images the document refers to are loaded; when not, each is shown as its
+    /// text and source (the web viewer's pane: nothing is fetched on a document's say-so).
+    public var loadsImages: Bool
+
+    public init(loadsImages: Bool = true) {
+        self.loadsImages = loadsImages
+    }
 
     public func render(_ preview: Preview) -> String {
-        var body = ""
-        for element in preview.elements { render(element, into: &body) }
+        let body = body(preview)
         return """
             <!DOCTYPE html>
             <html>
@@ -30,6 +35,13 @@ public struct HTMLRenderer: PreviewRenderer {
             </html>
 
             """
+    }
+
+    /// The preview's elements alone, for a page that has its own head and styles.
+    public func body(_ preview: Preview) -> String {
+        var body = ""
+        for element in preview.elements { render(element, into: &body) }
+        return body
     }
 
     static let style = """
@@ -75,7 +87,7 @@ public struct HTMLRenderer: PreviewRenderer {
             html += "</\(tag)>\n"
         case .image(let image):
             let alt = escape(image.alternativeText ?? "")
-            if Self.isLoadable(image.source) {
+            if loadsImages, Self.isLoadable(image.source) {
                 var size = ""
                 if let w = image.width, let h = image.height { size = " width=\"\(w)\" height=\"\(h)\"" }
                 html += "<p><img src=\"\(escape(image.source))\" alt=\"\(alt)\"\(size)></p>\n"

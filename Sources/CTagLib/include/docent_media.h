@@ -25,6 +25,12 @@ int docent_media_read(int fd, long long size, const char *name, docent_media_inf
 
 void docent_media_info_free(docent_media_info *info);
 
+/// The picture embedded in the open file `fd` (a front cover first, else the first one):
+/// ID3v2 APIC frames (MP3), FLAC picture blocks, Xiph METADATA_BLOCK_PICTURE (Ogg Vorbis,
+/// Opus, FLAC), MP4 `covr` and ASF WM/Picture. Returns 0 with the encoded image bytes in
+/// `*bytes` (free with free()), or -1 when the file has none.
+int docent_media_cover(int fd, long long size, const char *name, unsigned char **bytes, unsigned long *length);
+
 #ifdef __cplusplus
 }
 #endif

@@ -1,0 +1,160 @@
+import Classifier
+import ContentTypes
+import DocentKit
+import DocumentModel
+import Engine
+import FileAccess
+import Foundation
+import Index
+import SystemPackage
+
+/// What the viewer shows of one indexed file, made from the file as it is on disk now.
+struct DocumentView: Sendable {
+    /// The file's row id.
+    let id: Int64
+    let file: IndexedFile
+    /// The file's status now; nil when it is gone.
+    let status: FileStatus?
+    let extraction: Extraction?
+    /// Why there is no extraction.
+    let problem: String?
+    /// Why the file has its type (`docent info`).
+    let explanation: String?
+    /// The types it can be exported as.
+    let renditions: [String]
+    let contentType: UTType?
+}
+
+/// Opens indexed files for the viewer: previews (from the cache `docent watch` keeps, else
+/// made and kept), renditions, pictures. Documents of isolated groups are opened in helper
+/// processes under the budgets, exactly as the indexer opens them.
+final class ViewerDocuments: @unchecked Sendable {
+    // Unchecked: `loaders` is only touched under `lock`; a loader is used by one thread at a time.
+    let budget: DocumentBudget
+    let helpers: HelperPool
+    let previews: PreviewCache?
+    let thumbnails: ThumbnailCache
+    private let lock = NSLock()
+    private var loaders: [DocumentLoader] = []
+
+    init(budget: DocumentBudget, previews: PreviewCache?, thumbnails: ThumbnailCache) {
+        self.budget = budget
+        helpers = HelperPool(budget: budget)
+        self.previews = previews
+        self.thumbnails = thumbnails
+    }
+
+    private func withLoader<T>(_ body: (DocumentLoader) throws -> T) throws -> T {
+        lock.lock()
+        let loader = try loaders.popLast() ?? DocumentLoader(readLimit: budget.readBytes)
+        lock.unlock()
+        defer {
+            lock.lock()
+            loaders.append(loader)
+            lock.unlock()
+        }
+        return try body(loader)
+    }
+
+    /// The file's preview, metadata, renditions and the reason for its type.
+    func view(_ file: IndexedFile, id: Int64) -> DocumentView {
+        let path = FilePath(bytes: file.path)
+        let prepared: PreparedFile
+        do {
+            prepared = try withLoader { loader throws(FileReadError) in try loader.prepare(path) }
+        } catch {
+            return DocumentView(id: id, file: file, status: nil, extraction: nil, problem: "it is gone: \(error)", explanation: nil,
+                                renditions: [], contentType: nil)
+        }
+        let classification = prepared.classification
+        let explanation = InfoFormat.text(classification, selection: prepared.selection)
+        guard let status = classification.status, status.kind == .regular else {
+            return DocumentView(id: id, file: file, status: classification.status, extraction: nil,
+                                problem: "not a regular file: it is never opened", explanation: explanation, renditions: [],
+                                contentType: classification.contentType)
+        }
+        let renditions: [String]
+        if let group = prepared.selection?.group {
+            renditions = group.runsIsolated ? ["public.plain-text"] : group.writableContentTypes.map(\.identifier)
+        } else {
+            renditions = []
+        }
+        var extraction: Extraction?
+        var problem: String?
+        if let cached = previews?.lookup(path, status: status, readLimit: budget.readBytes) {
+            extraction = cached
+        } else if let selection = prepared.selection, selection.group.runsIsolated {
+            switch helpers.extract(path, preview: true, text: false) {
+            case .success(let made?): extraction = made
+            case .success(nil): problem = "it went away while being read"
+            case .failure(let failure): problem = "\(selection.group.documentTypeName): \(failure)"
+            }
+        } else {
+            do {
+                let opened = try AppDocuments.registry.openSynchronously(prepared.configuration)
+                extraction = try Extraction(opened, preview: true, text: false, textBytes: 0)
+            } catch {
+                problem = "\(error)"
+            }
+        }
+        if let extraction, let previews { _ = previews.store(extraction, for: path, status: status, readLimit: budget.readBytes) }
+        return DocumentView(id: id, file: file, status: status, extraction: extraction, problem: problem, explanation: explanation,
+                            renditions: renditions, contentType: classification.contentType)
+    }
+
+    /// The file's rendition as `type`: its bytes, or why there are none.
+    func export(_ file: IndexedFile, as type: UTType) async -> Result<Data, ViewerError> {
+        let path = FilePath(bytes: file.path)
+        let prepared: PreparedFile
+        do {
+            prepared = try withLoader { loader throws(FileReadError) in try loader.prepare(path) }
+        } catch {
+            return .failure(.notFound("the file is gone"))
+        }
+        guard let group = prepared.selection?.group else { return .failure(.notFound("no document type reads it")) }
+        let plainText = UTType("public.plain-text", registry: .shared)!
+        if group.runsIsolated {
+            guard plainText.conforms(to: type) else { return .failure(.notFound("\(group.documentTypeName) is exported as plain text only")) }
+            var budget = self.budget
+            budget.textBytes = .max
+            switch HelperPool(budget: budget).extract(path, preview: false, text: true) {
+            case .success(let extraction?): return .success(Data((extraction.text ?? "").utf8))
+            case .success(nil): return .failure(.notFound("the file is gone"))
+            case .failure(let failure): return .failure(.notFound("\(failure)"))
+            }
+        }
+        do {
+            let document = try await prepared.open(in: AppDocuments.registry)
+            let wrapper = try await document.export(as: type)
+            return .success(wrapper.regularFileContents ?? Data())
+        } catch {
+            return .failure(.notFound("\(error)"))
+        }
+    }
+
+    /// A PNG of the file at `size`: the shared thumbnail cache's when valid, else made in a
+    /// helper and kept there; nil when none can be made (remembered until the file changes).
+    func picture(_ file: IndexedFile, size: ThumbnailCache.Size) -> Data? {
+        let path = FilePath(bytes: file.path)
+        guard let status = try? FileStatus.lstat(path), status.kind == .regular else { return nil }
+        if let png = thumbnails.lookup(path, status: status, size: size) { return png }
+        if thumbnails.hasFailed(path, status: status) { return nil }
+        switch helpers.picture(path, size: size.pixels) {
+        case .success(let png?):
+            thumbnails.store(png, for: path, size: size)
+            return png
+        case .success(nil):
+            return nil
+        case .failure(.unavailable):
+            return nil  // no helper to run: nothing learnt about the file
+        case .failure:
+            thumbnails.storeFailure(for: path, status: status)
+            return nil
+        }
+    }
+}
+
+/// A request the viewer cannot answer.
+enum ViewerError: Error, Sendable {
+    case notFound(String)
+}

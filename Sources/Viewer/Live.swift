@@ -1,0 +1,92 @@
+import Dispatch
+import FileAccess
+import Foundation
+import Hummingbird
+import Index
+import SystemPackage
+import Watcher
+
+/// Tells subscribers each time the index commits or the watcher's status changes: the
+/// database, its write-ahead log and the status file are followed with inotify, on a thread
+/// of their own, so nothing runs while nothing changes.
+final class IndexChanges: Sendable {
+    private let follower: FileFollower
+    private let subscribers = Locked<[UInt64: AsyncStream<Void>.Continuation]>([:])
+    private let next = Locked<UInt64>(0)
+
+    init(index: FileIndex) throws {
+        follower = try FileFollower(files: [FilePath(index.path), FilePath(index.path + "-wal"), FilePath(index.watchStatusPath)],
+                                    settle: .milliseconds(10))
+        let thread = Thread { [follower, subscribers] in
+            while follower.wait() {
+                for continuation in subscribers.withLock({ Array($0.values) }) { continuation.yield() }
+            }
+        }
+        thread.name = "docent-serve-follow"
+        thread.start()
+    }
+
+    /// One element per change from now on (changes close together may come as one).
+    func subscribe() -> AsyncStream<Void> {
+        let id = next.withLock { value in
+            value += 1
+            return value
+        }
+        let (stream, continuation) = AsyncStream<Void>.makeStream(bufferingPolicy: .bufferingNewest(1))
+        continuation.onTermination = { [subscribers] _ in _ = subscribers.withLock { $0.removeValue(forKey: id) } }
+        subscribers.withLock { $0[id] = continuation }
+        return stream
+    }
+
+    func stop() { follower.stop() }
+}
+
+/// One Server-Sent Event.
+struct ServerSentEvent: Sendable {
+    var name: String?
+    var data: String
+
+    /// The event's wire form: `event:` and one `data:` line per line of `data`.
+    var encoded: String {
+        var out = name.map { "event: \($0)\n" } ?? ""
+        for line in data.split(separator: "\n", omittingEmptySubsequences: false) { out += "data: \(line)\n" }
+        return out + "\n"
+    }
+}
+
+extension Response {
+    /// A Server-Sent Events stream of `events`, with a comment every 30 s while it is open, so
+    /// a closed tab is noticed (the write fails) and its subscription ends.
+    static func eventStream(_ events: AsyncStream<ServerSentEvent>) -> Response {
+        var headers = HTTPFields()
+        headers[.contentType] = "text/event-stream; charset=utf-8"
+        headers[.cacheControl] = "no-store"
+        return Response(status: .ok, headers: headers, body: ResponseBody { writer in
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                let (beats, beat) = AsyncStream<String>.makeStream()
+                group.addTask {
+                    for await event in events { beat.yield(event.encoded) }
+                    beat.finish()
+                }
+                group.addTask {
+                    while !Task.isCancelled {
+                        try await Task.sleep(for: .seconds(30))
+                        beat.yield(": still here\n\n")
+                    }
+                }
+                // "retry" tells the browser to come back quickly after a restart.
+                try await writer.write(ByteBuffer(string: "retry: 1000\n\n"))
+                for await chunk in beats { try await writer.write(ByteBuffer(string: chunk)) }
+                group.cancelAll()
+            }
+            try await writer.finish(nil)
+        })
+    }
+}
+
+/// Runs blocking work (SQLite, the helper, inotify) off Swift's cooperative threads.
+func offPool<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
+    try await withCheckedThrowingContinuation { continuation in
+        DispatchQueue.global().async { continuation.resume(with: Result { try body() }) }
+    }
+}

@@ -1,0 +1,368 @@
+import ContentTypes
+import DocentCLI
+import DocentKit
+import Engine
+import FileAccess
+import Foundation
+import HTTPTypes
+import Hummingbird
+import Index
+import Logging
+import NIOCore
+import SystemPackage
+import Watcher
+
+/// The viewer's HTTP server: routes over one index, behind `AccessGuard`. Files are named
+/// in requests by their index id only, never by a path; nothing is written but the shared
+/// thumbnail cache and the preview cache.
+struct ViewerServer: Sendable {
+    let index: FileIndex
+    let documents: ViewerDocuments
+    let changes: IndexChanges
+    let token: String
+    let bind: String
+    let port: Int
+    /// Whether a watcher keeps the index current (this process's or another's).
+    let watching: Bool
+    /// The most hits a search shows.
+    static let limit = 50
+
+    /// Runs until SIGINT or SIGTERM; `started` gets the bound port once the server listens.
+    func run(logger: Logger, started: @escaping @Sendable (Int) -> Void) async throws {
+        let names = Self.names(for: bind)
+        let router = Router()
+        // The guard needs the port, which is known only once bound when asked for port 0:
+        // it reads it from a box filled in before the first request can arrive.
+        let boundPort = Locked(port)
+        router.add(middleware: PortGuard(token: token, names: names, port: boundPort))
+        routes(router)
+        let app = Application(
+            router: router,
+            configuration: .init(address: .hostname(bind, port: port), serverName: nil, reuseAddress: true),
+            onServerRunning: { channel in
+                let port = channel.localAddress?.port ?? 0
+                boundPort.withLock { $0 = port }
+                started(port)
+            },
+            logger: logger)
+        try await app.runService(gracefulShutdownSignals: [.sigterm, .sigint])
+        changes.stop()
+    }
+
+    /// The names a `Host` header may carry: the loopback names for a loopback address, else
+    /// the address given; IP literals only besides `localhost` (a rebinding attack needs a
+    /// DNS name of its own).
+    static func names(for bind: String) -> Set<String> {
+        let loopback: Set<String> = ["127.0.0.1", "localhost", "[::1]"]
+        if bind == "127.0.0.1" || bind == "::1" || bind == "localhost" { return loopback }
+        if bind == "0.0.0.0" || bind == "::" {
+            var names = loopback
+            for address in Self.interfaceAddresses() { names.insert(address.contains(":") ? "[\(address)]" : address) }
+            return names
+        }
+        return loopback.union([bind.contains(":") ? "[\(bind.lowercased())]" : bind.lowercased()])
+    }
+
+    static func interfaceAddresses() -> [String] {
+        var list: UnsafeMutablePointer<ifaddrs>?
+        guard getifaddrs(&list) == 0, let first = list else { return [] }
+        defer { freeifaddrs(list) }
+        var out: [String] = []
+        for entry in sequence(first: first, next: { $0.pointee.ifa_next }) {
+            guard let address = entry.pointee.ifa_addr else { continue }
+            let family = Int32(address.pointee.sa_family)
+            guard family == AF_INET || family == AF_INET6 else { continue }
+            var host = [CChar](repeating: 0, count: Int(NI_MAXHOST))
+            let length = socklen_t(family == AF_INET ? MemoryLayout<sockaddr_in>.size : MemoryLayout<sockaddr_in6>.size)
+            if getnameinfo(address, length, &host, socklen_t(host.count), nil, 0, NI_NUMERICHOST) == 0 {
+                let text = String(decoding: host.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+                out.append(text.split(separator: "%").first.map(String.init) ?? "")
+            }
+        }
+        return out
+    }
+
+    // MARK: Routes
+
+    private func routes(_ router: Router<BasicRequestContext>) {
+        router.get("/") { request, _ in
+            let (query, group, root) = Self.parameters(request)
+            let outcome = try await offPool { try search(query: query, group: group, root: root).outcome }
+            let (groups, roots) = try await offPool { try filters() }
+            return Self.html(Pages.search(query: query, group: group, root: root, groups: groups, roots: roots,
+                                          outcome: outcome, watching: watching))
+        }
+        router.get("/api/search") { request, _ in
+            let (query, group, root) = Self.parameters(request)
+            let outcome = try await offPool { try search(query: query, group: group, root: root).outcome }
+            return Self.html(Pages.results(outcome))
+        }
+        router.get("/events/search") { request, _ in
+            let (query, group, root) = Self.parameters(request)
+            return Response.eventStream(searchEvents(query: query, group: group, root: root))
+        }
+        router.get("/doc/:id") { _, context in
+            guard let (id, file) = try await row(context) else { return Self.notFound() }
+            let view = try await offPool { documents.view(file, id: id) }
+            return Self.html(Pages.previewPage(view))
+        }
+        router.get("/api/preview/:id") { _, context in
+            guard let (id, file) = try await row(context) else { return Self.notFound() }
+            let view = try await offPool { documents.view(file, id: id) }
+            return Self.html(Pages.preview(view))
+        }
+        router.get("/events/preview/:id") { _, context in
+            guard let (id, file) = try await row(context) else { return Self.notFound() }
+            return Response.eventStream(previewEvents(id: id, file: file))
+        }
+        router.get("/raw/:id") { _, context in
+            guard let (_, file) = try await row(context) else { return Self.notFound() }
+            return try await offPool { raw(file) }
+        }
+        router.get("/thumb/:id") { request, context in
+            guard let (_, file) = try await row(context) else { return Self.notFound() }
+            let size = request.uri.queryParameters.get("size").flatMap(ThumbnailCache.Size.init(rawValue:)) ?? .large
+            return try await offPool { Self.png(documents.picture(file, size: size)) }
+        }
+        router.get("/picture/:id") { _, context in
+            guard let (_, file) = try await row(context) else { return Self.notFound() }
+            return try await offPool { Self.png(documents.picture(file, size: .xLarge)) }
+        }
+        router.get("/export/:id") { request, context in
+            guard let (_, file) = try await row(context) else { return Self.notFound() }
+            guard let name = request.uri.queryParameters.get("as"), let type = RenditionTypes.resolve(name, in: .shared) else {
+                return AccessGuard.refusal(.badRequest, "Unknown type", "Say which rendition: ?as=public.plain-text")
+            }
+            switch await documents.export(file, as: type) {
+            case .success(let data):
+                var headers = HTTPFields()
+                headers[.contentType] = (type.preferredMIMEType ?? "application/octet-stream") + (type.conforms(to: .text) ? "; charset=utf-8" : "")
+                headers[.contentDisposition] = Self.attachment(Self.downloadName(file.name, as: type))
+                // A rendition may be HTML: downloaded, never run as a page of this origin.
+                headers[.contentSecurityPolicy] = "default-src 'none'; sandbox"
+                return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: data)))
+            case .failure(.notFound(let message)):
+                return AccessGuard.refusal(.notFound, "No such rendition", message)
+            }
+        }
+        router.get("/status") { _, _ in
+            Self.html(Pages.statusPage(try await offPool { try statusFragment() }))
+        }
+        router.get("/api/status") { _, _ in
+            Self.html(try await offPool { try statusFragment() })
+        }
+        router.get("/events/status") { _, _ in
+            Response.eventStream(statusEvents())
+        }
+        router.get("/static/app.js") { _, _ in Self.asset(PackageResources.app_js, type: "text/javascript; charset=utf-8") }
+        router.get("/static/app.css") { _, _ in Self.asset(PackageResources.app_css, type: "text/css; charset=utf-8") }
+    }
+
+    // MARK: Search
+
+    struct SearchResult: Sendable {
+        var outcome: Pages.Outcome
+        var request: SearchRequest?
+    }
+
+    static func parameters(_ request: Request) -> (query: String, group: String, root: String) {
+        let parameters = request.uri.queryParameters
+        return (parameters.get("q") ?? "", parameters.get("group") ?? "", parameters.get("root") ?? "")
+    }
+
+    /// Runs a search as `docent search` does, with the page's filters.
+    func search(query: String, group: String, root: String) throws -> SearchResult {
+        let trimmed = query.trimmingCharacters(in: .whitespaces)
+        if trimmed.isEmpty, group.isEmpty, root.isEmpty { return SearchResult(outcome: .none) }
+        var request: SearchRequest
+        if trimmed.isEmpty {
+            request = SearchRequest(match: nil, limit: Self.limit)
+        } else {
+            let parsed: SearchQuery
+            do { parsed = try SearchQuery.parse(trimmed) } catch {
+                // The column counts in the query as typed, so leading spaces count too.
+                let offset = query.prefix { $0 == " " }.count
+                return SearchResult(outcome: .error(message: error.message, column: error.column + offset, query: query))
+            }
+            do { request = try SearchRequest(parsed, limit: Self.limit, in: index) } catch let failure as CommandFailure {
+                return SearchResult(outcome: .error(message: failure.message, column: nil, query: query))
+            }
+        }
+        if let identifier = TypeCategories.order.first(where: { $0.name == group })?.identifier {
+            let allowed = try TypeNames.expand(identifier, in: index)
+            request.contentTypes = request.contentTypes.map { $0.intersection(allowed) } ?? allowed
+        }
+        if !root.isEmpty { request.directories.append(Array(root.utf8)) }
+        do {
+            return SearchResult(outcome: .hits(try index.search(request), query: query), request: request)
+        } catch {
+            return SearchResult(outcome: .error(message: "\(error)", column: nil, query: query))
+        }
+    }
+
+    /// The groups and roots the page offers as filters.
+    func filters() throws -> (groups: [String], roots: [String]) {
+        let statistics = try index.statistics()
+        let groups = TypeCategories.count(statistics.contentTypes, in: .shared).map(\.0).filter { $0 != "other" }
+        return (groups, statistics.roots.map { String(decoding: $0.path, as: UTF8.self) })
+    }
+
+    /// The results again each time the set of matching files changes (a file starts or
+    /// stops matching), as `docent search --follow` reports them.
+    func searchEvents(query: String, group: String, root: String) -> AsyncStream<ServerSentEvent> {
+        let (events, continuation) = AsyncStream<ServerSentEvent>.makeStream()
+        let updates = changes.subscribe()
+        let task = Task {
+            guard let first = try? await offPool({ try search(query: query, group: group, root: root) }),
+                  var everything = first.request else { return continuation.finish() }
+            everything.limit = Int.max
+            everything.snippets = false
+            let all = everything
+            var matching = Set(((try? await offPool { try index.search(all) }) ?? []).map(\.id))
+            for await _ in updates {
+                guard let now = try? await offPool({ try index.search(all) }) else { continue }
+                let ids = Set(now.map(\.id))
+                guard ids != matching else { continue }
+                let added = ids.subtracting(matching)
+                matching = ids
+                guard let shown = try? await offPool({ try search(query: query, group: group, root: root) }) else { continue }
+                continuation.yield(ServerSentEvent(name: "results", data: Pages.results(shown.outcome, fresh: added)))
+            }
+            continuation.finish()
+        }
+        continuation.onTermination = { _ in task.cancel() }
+        return events
+    }
+
+    // MARK: Documents
+
+    /// The row a route's `:id` names; nil when there is none.
+    private func row(_ context: BasicRequestContext) async throws -> (Int64, IndexedFile)? {
+        guard let id = context.parameters.get("id", as: Int64.self) else { return nil }
+        return try await offPool { try index.file(id: id).map { (id, $0) } }
+    }
+
+    /// The preview again each time the file changes on disk: the file is followed with
+    /// inotify, by this connection, while it is open.
+    func previewEvents(id: Int64, file: IndexedFile) -> AsyncStream<ServerSentEvent> {
+        let (events, continuation) = AsyncStream<ServerSentEvent>.makeStream()
+        guard let follower = try? FileFollower(files: [FilePath(bytes: file.path)], settle: .milliseconds(5)) else {
+            continuation.finish()
+            return events
+        }
+        let documents = self.documents
+        let thread = Thread {
+            var shown = Pages.preview(documents.view(file, id: id))
+            while follower.wait() {
+                let now = Pages.preview(documents.view(file, id: id))
+                guard now != shown else { continue }
+                shown = now
+                continuation.yield(ServerSentEvent(name: "preview", data: now))
+            }
+            continuation.finish()
+        }
+        thread.name = "docent-serve-preview"
+        thread.start()
+        continuation.onTermination = { _ in follower.stop() }
+        return events
+    }
+
+    /// An image file's own bytes, for the types a browser shows; under a policy of its own
+    /// (an SVG's scripts never run, even opened directly).
+    private func raw(_ file: IndexedFile) -> Response {
+        guard let type = UTTypeRegistry.shared.type(identifier: file.contentType), Pages.isBrowserImage(type) else {
+            return Self.notFound()
+        }
+        let path = FilePath(bytes: file.path)
+        guard let handle = try? ReadOnlyFile(path), handle.status.kind == .regular,
+              let bytes = try? handle.read(upTo: Pictures.largestFile) else { return Self.notFound() }
+        var headers = HTTPFields()
+        headers[.contentType] = type.preferredMIMEType ?? "application/octet-stream"
+        headers[.contentSecurityPolicy] = "default-src 'none'; style-src 'unsafe-inline'; sandbox"
+        headers[.cacheControl] = "private, max-age=3600"
+        return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: bytes)))
+    }
+
+    // MARK: Status
+
+    func statusFragment() throws -> String {
+        let statistics = try index.statistics()
+        let watch = WatchStatus.read(from: index.watchStatusPath).flatMap { $0.state != "stopped" && kill($0.pid, 0) == 0 ? $0 : nil }
+        return Pages.status(statistics, watch: watch, path: index.path)
+    }
+
+    /// The status again when it changes, at most once a second.
+    func statusEvents() -> AsyncStream<ServerSentEvent> {
+        let (events, continuation) = AsyncStream<ServerSentEvent>.makeStream()
+        let updates = changes.subscribe()
+        let task = Task {
+            var shown = (try? await offPool { try statusFragment() }) ?? ""
+            for await _ in updates {
+                guard let now = try? await offPool({ try statusFragment() }), now != shown else { continue }
+                shown = now
+                continuation.yield(ServerSentEvent(name: "status", data: now))
+                try? await Task.sleep(for: .seconds(1))
+            }
+            continuation.finish()
+        }
+        continuation.onTermination = { _ in task.cancel() }
+        return events
+    }
+
+    // MARK: Responses
+
+    static func html(_ page: String) -> Response {
+        var headers = HTTPFields()
+        headers[.contentType] = "text/html; charset=utf-8"
+        return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(string: page)))
+    }
+
+    static func png(_ data: Data?) -> Response {
+        guard let data else { return notFound() }
+        var headers = HTTPFields()
+        headers[.contentType] = "image/png"
+        headers[.cacheControl] = "private, max-age=3600"
+        return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: data)))
+    }
+
+    static func asset(_ bytes: [UInt8], type: String) -> Response {
+        var headers = HTTPFields()
+        headers[.contentType] = type
+        headers[.cacheControl] = "no-cache"
+        return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: bytes)))
+    }
+
+    static func notFound() -> Response {
+        AccessGuard.refusal(.notFound, "Not found", "No indexed file has that id.")
+    }
+
+    /// `name` with the rendition's extension in place of its own ("notes.md" as HTML: "notes.html").
+    static func downloadName(_ name: String, as type: UTType) -> String {
+        guard let ext = type.preferredFilenameExtension else { return name }
+        let dot = name.lastIndex(of: ".").flatMap { $0 == name.startIndex ? nil : $0 }
+        let stem = dot.map { String(name[..<$0]) } ?? name
+        let own = dot.map { String(name[name.index(after: $0)...]).lowercased() }
+        return own.map { type.tags[.filenameExtension]?.contains($0) == true } == true ? name : stem + "." + ext
+    }
+
+    /// A Content-Disposition for downloading as `name` (RFC 6266: an ASCII fallback and the UTF-8 name).
+    static func attachment(_ name: String) -> String {
+        let ascii = String(name.unicodeScalars.map { $0.isASCII && $0 != "\"" && $0 != "\\" && $0.value >= 0x20 ? Character($0) : "_" })
+        let encoded = name.addingPercentEncoding(withAllowedCharacters: .alphanumerics.union(CharacterSet(charactersIn: "-._~"))) ?? ascii
+        return "attachment; filename=\"\(ascii)\"; filename*=UTF-8''\(encoded)"
+    }
+}
+
+/// `AccessGuard` with the port read when each request arrives (known only once bound).
+struct PortGuard: RouterMiddleware {
+    typealias Context = BasicRequestContext
+    let token: String
+    let names: Set<String>
+    let port: Locked<Int>
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        let port = port.withLock { $0 }
+        return try await AccessGuard(token: token, cookieName: "docent-\(port)", port: port, names: names)
+            .handle(request, context: context, next: next)
+    }
+}
