@@ -3,6 +3,7 @@ import FileAccess
 import Foundation
 import Hummingbird
 import Index
+import ServiceLifecycle
 import SystemPackage
 import Watcher
 
@@ -56,7 +57,8 @@ struct ServerSentEvent: Sendable {
 
 extension Response {
     /// A Server-Sent Events stream of `events`, with a comment every 30 s while it is open, so
-    /// a closed tab is noticed (the write fails) and its subscription ends.
+    /// a closed tab is noticed (the write fails) and its subscription ends. A stream ends when
+    /// the server shuts down (Ctrl-C does not wait for open tabs).
     static func eventStream(_ events: AsyncStream<ServerSentEvent>) -> Response {
         var headers = HTTPFields()
         headers[.contentType] = "text/event-stream; charset=utf-8"
@@ -76,7 +78,7 @@ extension Response {
                 }
                 // "retry" tells the browser to come back quickly after a restart.
                 try await writer.write(ByteBuffer(string: "retry: 1000\n\n"))
-                for await chunk in beats { try await writer.write(ByteBuffer(string: chunk)) }
+                for try await chunk in beats.cancelOnGracefulShutdown() { try await writer.write(ByteBuffer(string: chunk)) }
                 group.cancelAll()
             }
             try await writer.finish(nil)

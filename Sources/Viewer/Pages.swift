@@ -21,6 +21,7 @@ enum Pages {
         <meta name="referrer" content="no-referrer">
         <title>\(escape(title))</title>
         <link rel="stylesheet" href="/static/app.css">
+        <link rel="icon" href="/static/icon.svg" type="image/svg+xml">
         <script src="/static/app.js" defer></script>
         </head>
         <body class="\(escape(bodyClass))">

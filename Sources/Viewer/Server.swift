@@ -121,7 +121,7 @@ struct ViewerServer: Sendable {
         }
         router.get("/thumb/:id") { request, context in
             guard let (_, file) = try await row(context) else { return Self.notFound() }
-            let size = request.uri.queryParameters.get("size").flatMap(ThumbnailCache.Size.init(rawValue:)) ?? .large
+            let size = Self.form(request.uri.query)["size"].flatMap(ThumbnailCache.Size.init(rawValue:)) ?? .large
             return try await offPool { Self.png(documents.picture(file, size: size)) }
         }
         router.get("/picture/:id") { _, context in
@@ -130,7 +130,7 @@ struct ViewerServer: Sendable {
         }
         router.get("/export/:id") { request, context in
             guard let (_, file) = try await row(context) else { return Self.notFound() }
-            guard let name = request.uri.queryParameters.get("as"), let type = RenditionTypes.resolve(name, in: .shared) else {
+            guard let name = Self.form(request.uri.query)["as"], let type = RenditionTypes.resolve(name, in: .shared) else {
                 return AccessGuard.refusal(.badRequest, "Unknown type", "Say which rendition: ?as=public.plain-text")
             }
             switch await documents.export(file, as: type) {
@@ -156,6 +156,7 @@ struct ViewerServer: Sendable {
         }
         router.get("/static/app.js") { _, _ in Self.asset(PackageResources.app_js, type: "text/javascript; charset=utf-8") }
         router.get("/static/app.css") { _, _ in Self.asset(PackageResources.app_css, type: "text/css; charset=utf-8") }
+        router.get("/static/icon.svg") { _, _ in Self.asset(PackageResources.icon_svg, type: "image/svg+xml") }
     }
 
     // MARK: Search
@@ -166,8 +167,24 @@ struct ViewerServer: Sendable {
     }
 
     static func parameters(_ request: Request) -> (query: String, group: String, root: String) {
-        let parameters = request.uri.queryParameters
-        return (parameters.get("q") ?? "", parameters.get("group") ?? "", parameters.get("root") ?? "")
+        let parameters = form(request.uri.query)
+        return (parameters["q"] ?? "", parameters["group"] ?? "", parameters["root"] ?? "")
+    }
+
+    /// A query string as a form sends it (`application/x-www-form-urlencoded`: "+" is a space,
+    /// which a browser's form and URLSearchParams both write); the first value of each name.
+    static func form(_ query: String?) -> [String: String] {
+        var out: [String: String] = [:]
+        for pair in (query ?? "").split(separator: "&") {
+            let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+            func decode(_ text: Substring) -> String {
+                let spaced = text.replacingOccurrences(of: "+", with: " ")
+                return spaced.removingPercentEncoding ?? spaced
+            }
+            let name = decode(parts[0])
+            if out[name] == nil { out[name] = parts.count > 1 ? decode(parts[1]) : "" }
+        }
+        return out
     }
 
     /// Runs a search as `docent search` does, with the page's filters.

@@ -1,0 +1,223 @@
+#!/usr/bin/python3
+"""Drives `docent serve` in Debian's headless Chromium through chromium-driver (Selenium).
+
+    drive.py test  URL ROOT ARTIFACTS   the viewer as a user meets it; exits 1 on the first failure
+    drive.py bench URL ROOT QUERIES...  keystroke-to-results and disk-to-preview latencies, as JSON
+
+URL is the address `docent serve` printed (with its token). ROOT is a watched directory the
+script may write in (the test's own root; the benchmark's scratch root beside the corpus).
+"""
+import json, os, sys, time
+from selenium import webdriver
+from selenium.common.exceptions import NoAlertPresentException, TimeoutException
+from selenium.webdriver.chrome.service import Service
+from selenium.webdriver.common.by import By
+from selenium.webdriver.common.keys import Keys
+from selenium.webdriver.support.ui import WebDriverWait
+
+
+def browser():
+    options = webdriver.ChromeOptions()
+    options.binary_location = "/usr/bin/chromium"
+    for argument in ["--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--window-size=1400,900",
+                     "--disable-gpu", "--no-first-run", "--password-store=basic"]:
+        options.add_argument(argument)
+    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
+    return webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=options)
+
+
+def wait(driver, condition, what, seconds=15):
+    try:
+        return WebDriverWait(driver, seconds, poll_frequency=0.02).until(lambda d: condition(d))
+    except TimeoutException:
+        raise AssertionError("timed out waiting for " + what)
+
+
+def check(condition, what):
+    if not condition:
+        raise AssertionError(what)
+
+
+def text(driver, selector):
+    # Read in the page, in one step: the list is replaced as results arrive.
+    return driver.execute_script("const e = document.querySelector(arguments[0]); return e ? e.innerText : ''", selector)
+
+
+def click(driver, selector):
+    driver.execute_script("document.querySelector(arguments[0]).click()", selector)
+
+
+def no_alert(driver):
+    try:
+        driver.switch_to.alert
+        return False
+    except NoAlertPresentException:
+        return True
+
+
+def type_slowly(field, words, pause=0.12):
+    for character in words:
+        field.send_keys(character)
+        time.sleep(pause)
+
+
+def write(path, content):
+    with open(path, "w") as f:
+        f.write(content)
+
+
+def test(url, root, artifacts):
+    os.makedirs(artifacts, exist_ok=True)
+    driver = browser()
+    try:
+        driver.get(url)
+        wait(driver, lambda d: "token=" not in d.current_url, "the token to leave the address")
+        driver.execute_script("window.docentMarker = 42")  # gone if the page reloads
+        field = driver.find_element(By.ID, "q")
+        check(driver.switch_to.active_element == field, "the search field has the focus")
+        type_slowly(field, "comets")
+        wait(driver, lambda d: "notes.txt" in text(d, "#hits"), "a hit as the query is typed")
+        check("q=comets" in driver.current_url, "the address carries the query")
+        marks = driver.find_elements(By.CSS_SELECTOR, "#hits mark")
+        check(any(m.text.lower() == "comets" for m in marks), "the match is marked in the snippet")
+        driver.save_screenshot(os.path.join(artifacts, "search.png"))
+
+        # Keyboard only: down to the hit, Enter opens it.
+        field.send_keys(Keys.ARROW_DOWN)
+        check("notes.txt" in text(driver, "#hits li[aria-selected=true]"), "ArrowDown chooses the first hit")
+        driver.switch_to.active_element.send_keys(Keys.ENTER)
+        wait(driver, lambda d: "first line about comets" in text(d, "#preview"), "the preview to open")
+        check("Why this type" in text(driver, "#preview") or driver.find_elements(By.CSS_SELECTOR, "#preview details"), "the type's reason")
+
+        # The file changes on disk: the preview changes in place.
+        write(os.path.join(root, "notes.txt"), "first line about comets\nan edited line, live\n")
+        wait(driver, lambda d: "an edited line, live" in text(d, "#preview"), "the preview to follow the file")
+
+        # A file starts matching, then stops: the list follows, without a reload.
+        write(os.path.join(root, "arrival.txt"), "comets arriving late\n")
+        wait(driver, lambda d: "arrival.txt" in text(d, "#hits"), "a new match to appear")
+        os.remove(os.path.join(root, "arrival.txt"))
+        wait(driver, lambda d: "arrival.txt" not in text(d, "#hits"), "a removed match to leave")
+        check(driver.execute_script("return window.docentMarker") == 42, "no reload happened")
+
+        # Esc closes the preview, Esc again returns to the field.
+        driver.switch_to.active_element.send_keys(Keys.ESCAPE)
+        check("previewing" not in (driver.find_element(By.TAG_NAME, "body").get_attribute("class") or ""), "Esc closes the preview")
+        driver.switch_to.active_element.send_keys(Keys.ESCAPE)
+        check(driver.switch_to.active_element == field, "Esc returns to the search field")
+
+        # A syntax error is shown at its column, inline.
+        field.clear()
+        type_slowly(field, "comets OR", pause=0.02)
+        wait(driver, lambda d: "Column" in text(d, "#problem"), "the query error at its column")
+        check(driver.find_elements(By.CSS_SELECTOR, "#problem mark.at"), "the column marked")
+
+        # A PDF: its first page as a picture.
+        field.clear()
+        type_slowly(field, "name:*.pdf", pause=0.02)
+        wait(driver, lambda d: "guide.pdf" in text(d, "#hits"), "the PDF hit")
+        click(driver, "#hits li a")
+        wait(driver, lambda d: d.execute_script(
+            "const i = document.querySelector('#preview img.picture'); return i && i.complete && i.naturalWidth > 0"),
+            "the PDF's first page to load")
+        driver.save_screenshot(os.path.join(artifacts, "pdf-preview.png"))
+        thumbs = driver.execute_script(
+            "return Array.from(document.querySelectorAll('#hits img.thumb')).map(i => i.complete && i.naturalWidth)")
+        check(thumbs and all(thumbs), "the PDF's thumbnail in the list")
+
+        # Hostile names and an SVG with a script: shown as text and as an image, nothing runs.
+        field.clear()
+        type_slowly(field, "hostile", pause=0.02)
+        wait(driver, lambda d: "<img src=x onerror=alert(1)>.txt" in text(d, "#hits"), "a hostile name shown as text")
+        check(no_alert(driver), "no script from a file name ran")
+        field.clear()
+        type_slowly(field, "name:*.svg", pause=0.02)
+        wait(driver, lambda d: "drawing.svg" in text(d, "#hits"), "the SVG hit")
+        click(driver, "#hits li a")
+        wait(driver, lambda d: d.execute_script(
+            "const i = document.querySelector('#preview img.picture'); return i && i.complete && i.naturalWidth > 0"),
+            "the SVG shown as an image")
+        check(no_alert(driver), "no script from the SVG ran in the page")
+        source = driver.find_element(By.CSS_SELECTOR, "#preview img.picture").get_attribute("src")
+        driver.get(source)  # the SVG opened by itself: its own policy still forbids its script
+        time.sleep(0.5)
+        check(no_alert(driver), "no script from the SVG ran when opened directly")
+
+        # The status page, live.
+        driver.get(url.split("?")[0] + "status")
+        wait(driver, lambda d: "Pending changes" in text(d, "#status-page") or "Watcher" in text(d, "#status-page"), "the status page")
+        before = text(driver, "#status-page")
+        write(os.path.join(root, "status-probe.txt"), "one more file\n")
+        wait(driver, lambda d: text(d, "#status-page") != before, "the status page to follow the index")
+
+        # No page of ours broke its own policy.
+        violations = [e for e in driver.get_log("browser") if "Content Security Policy" in e.get("message", "")
+                      and "/raw/" not in e.get("message", "")]
+        check(not violations, "no Content-Security-Policy violation: %s" % violations)
+        print(json.dumps({"ok": True, "keystrokes": driver.execute_script("return window.docentTimings || []")}))
+    finally:
+        driver.quit()
+
+
+def percentile(values, p):
+    ordered = sorted(values)
+    if not ordered:
+        return None
+    return ordered[min(len(ordered) - 1, int(round(p / 100 * (len(ordered) - 1))))]
+
+
+def bench(url, root, queries):
+    driver = browser()
+    try:
+        driver.get(url)
+        wait(driver, lambda d: d.find_elements(By.ID, "q"), "the page")
+        field = driver.find_element(By.ID, "q")
+        # Keystrokes at a fast typist's pace; each one's time runs from its input event to
+        # its results placed in the page (fetch, search, HTML, DOM), measured in the browser.
+        for query in queries:
+            field.clear()
+            type_slowly(field, query, pause=0.15)
+            time.sleep(0.3)
+        keystrokes = driver.execute_script("return window.docentTimings || []")
+        # Disk to preview: a file in the scratch root, edited; the time from the write to the
+        # preview's change in the page (a MutationObserver stamps it).
+        probe = os.path.join(root, "latency-probe.txt")
+        write(probe, "latencyprobe version 0\n")
+        field.clear()
+        type_slowly(field, "latencyprobe", pause=0.01)
+        wait(driver, lambda d: "latency-probe.txt" in text(d, "#hits"), "the probe's hit", seconds=60)
+        click(driver, "#hits li a")
+        wait(driver, lambda d: "version 0" in text(d, "#preview"), "the probe's preview")
+        driver.execute_script("""
+            window.docentChanges = [];
+            new MutationObserver(() => window.docentChanges.push(performance.timeOrigin + performance.now()))
+              .observe(document.querySelector('#preview'), {childList: true, subtree: true, characterData: true});""")
+        changes = []
+        for version in range(1, 31):
+            seen = len(driver.execute_script("return window.docentChanges"))
+            started = time.time() * 1000
+            write(probe, "latencyprobe version %d\n" % version)
+            wait(driver, lambda d: "version %d" % version in text(d, "#preview"), "the preview's version %d" % version)
+            stamps = driver.execute_script("return window.docentChanges")
+            changes.append(stamps[seen] - started if len(stamps) > seen else None)
+            time.sleep(0.2)
+        os.remove(probe)
+        changes = [c for c in changes if c is not None]
+        print(json.dumps({
+            "keystrokes": len(keystrokes), "keystrokeP50": percentile(keystrokes, 50), "keystrokeP99": percentile(keystrokes, 99),
+            "keystrokeMax": max(keystrokes) if keystrokes else None,
+            "changes": len(changes), "changeP50": percentile(changes, 50), "changeP99": percentile(changes, 99)}))
+    finally:
+        driver.quit()
+
+
+if __name__ == "__main__":
+    mode = sys.argv[1]
+    try:
+        if mode == "test":
+            test(sys.argv[2], sys.argv[3], sys.argv[4])
+        else:
+            bench(sys.argv[2], sys.argv[3], sys.argv[4:])
+    except Exception as failure:  # the test shows what went wrong, whatever it was
+        print(json.dumps({"ok": False, "failure": "%s: %s" % (type(failure).__name__, str(failure)[:1500])}))
+        sys.exit(1)
