@@ -217,8 +217,7 @@ let package = Package(
             dependencies: ["DocentKit", "Engine", "TestSupport", "UniformTypeIdentifiers", .product(name: "GRDB", package: "GRDB.swift"),
                            .product(name: "SystemPackage", package: "swift-system")]
         ),
-        // Browser/ holds the Selenium script the viewer's browser test runs (Debian's python3-selenium).
-        .testTarget(name: "DocentCLITests", dependencies: ["ContentTypes", "FileAccess", "TestSupport"], exclude: ["Browser"]),
+        .testTarget(name: "DocentCLITests", dependencies: ["ContentTypes", "FileAccess", "TestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -25,7 +25,7 @@ struct ViewerServer: Sendable {
     /// Whether a watcher keeps the index current (this process's or another's).
     let watching: Bool
     /// The most hits a search shows.
-    static let limit = 50
+    static let limit = 20
 
     /// Runs until SIGINT or SIGTERM; `started` gets the bound port once the server listens.
     func run(logger: Logger, started: @escaping @Sendable (Int) -> Void) async throws {

@@ -255,7 +255,9 @@ final class ServeTests: WatchFixture {
         // Screenshots are kept for CI under .build/artifacts/viewer.
         let artifacts = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .deletingLastPathComponent().appendingPathComponent(".build/artifacts/viewer").path
-        let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Browser/drive.py").path
+        // The Selenium script the benchmark uses too (Debian's python3-selenium and chromium-driver).
+        let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("Benchmarks/browser/drive.py").path
         let run = try runTool("/usr/bin/python3", [script, "test", address, root, artifacts])
         let report = String(decoding: run.output, as: UTF8.self)
         #expect(run.status == 0, "\(report)")

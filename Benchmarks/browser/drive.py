@@ -55,6 +55,17 @@ def no_alert(driver):
         return True
 
 
+def search_and_open(driver, field, query, name, what):
+    """Types `query` afresh, waits for `name` among the hits, opens the first hit and waits
+    for its picture to load."""
+    field.clear()
+    type_slowly(field, query, pause=0.02)
+    wait(driver, lambda d: name in text(d, "#hits"), "the hit " + name)
+    click(driver, "#hits li a")
+    wait(driver, lambda d: d.execute_script(
+        "const i = document.querySelector('#preview img.picture'); return i && i.complete && i.naturalWidth > 0"), what)
+
+
 def type_slowly(field, words, pause=0.12):
     for character in words:
         field.send_keys(character)
@@ -113,13 +124,7 @@ def test(url, root, artifacts):
         check(driver.find_elements(By.CSS_SELECTOR, "#problem mark.at"), "the column marked")
 
         # A PDF: its first page as a picture.
-        field.clear()
-        type_slowly(field, "name:*.pdf", pause=0.02)
-        wait(driver, lambda d: "guide.pdf" in text(d, "#hits"), "the PDF hit")
-        click(driver, "#hits li a")
-        wait(driver, lambda d: d.execute_script(
-            "const i = document.querySelector('#preview img.picture'); return i && i.complete && i.naturalWidth > 0"),
-            "the PDF's first page to load")
+        search_and_open(driver, field, "name:*.pdf", "guide.pdf", "the PDF's first page to load")
         driver.save_screenshot(os.path.join(artifacts, "pdf-preview.png"))
         thumbs = driver.execute_script(
             "return Array.from(document.querySelectorAll('#hits img.thumb')).map(i => i.complete && i.naturalWidth)")
@@ -130,13 +135,7 @@ def test(url, root, artifacts):
         type_slowly(field, "hostile", pause=0.02)
         wait(driver, lambda d: "<img src=x onerror=alert(1)>.txt" in text(d, "#hits"), "a hostile name shown as text")
         check(no_alert(driver), "no script from a file name ran")
-        field.clear()
-        type_slowly(field, "name:*.svg", pause=0.02)
-        wait(driver, lambda d: "drawing.svg" in text(d, "#hits"), "the SVG hit")
-        click(driver, "#hits li a")
-        wait(driver, lambda d: d.execute_script(
-            "const i = document.querySelector('#preview img.picture'); return i && i.complete && i.naturalWidth > 0"),
-            "the SVG shown as an image")
+        search_and_open(driver, field, "name:*.svg", "drawing.svg", "the SVG shown as an image")
         check(no_alert(driver), "no script from the SVG ran in the page")
         source = driver.find_element(By.CSS_SELECTOR, "#preview img.picture").get_attribute("src")
         driver.get(source)  # the SVG opened by itself: its own policy still forbids its script
