@@ -187,21 +187,18 @@ public final class HelperPool: @unchecked Sendable {
     /// Opens `path` in a helper process: its extraction (with the preview and the text when
     /// asked), nil when the file is gone, or why there is none.
     public func extract(_ path: FilePath, preview: Bool, text: Bool) -> Result<Extraction?, ExtractionFailure> {
-        lock.lock()
-        let helper = idle.popLast() ?? ExtractionHelper(budget: budget)
-        lock.unlock()
-        defer {
-            lock.lock()
-            idle.append(helper)
-            lock.unlock()
-        }
-        return helper.extract(path, preview: preview, text: text)
+        withHelper { $0.extract(path, preview: preview, text: text) }
     }
 
     /// A PNG picture of `path` made in a helper process, under the budgets: an image scaled
     /// to fit `size` pixels, a PDF's first page, an audio or video file's cover; nil when the
     /// file is gone, or why there is none. The PNG carries the freedesktop thumbnail keys.
     public func picture(_ path: FilePath, size: Int) -> Result<Data?, ExtractionFailure> {
+        withHelper { $0.picture(path, size: size) }
+    }
+
+    /// Runs `body` with an idle helper (or a new one), returned to the pool afterwards.
+    private func withHelper<T>(_ body: (ExtractionHelper) -> T) -> T {
         lock.lock()
         let helper = idle.popLast() ?? ExtractionHelper(budget: budget)
         lock.unlock()
@@ -210,6 +207,6 @@ public final class HelperPool: @unchecked Sendable {
             idle.append(helper)
             lock.unlock()
         }
-        return helper.picture(path, size: size)
+        return body(helper)
     }
 }

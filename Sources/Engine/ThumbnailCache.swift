@@ -75,13 +75,11 @@ public struct ThumbnailCache: Sendable {
     }
 
     private func write(_ png: Data, to path: String) {
-        let folder = (path as NSString).deletingLastPathComponent
         // The standard asks for 0700 directories and 0600 files; a directory a file manager
-        // made is used as it is (tightened only if it is ours to tighten).
-        var parts: [String] = []
-        var current = folder
-        while current.count > directory.count { parts.append(current); current = (current as NSString).deletingLastPathComponent }
-        for part in ([directory] + parts.reversed()) { try? PrivateStorage.makeDirectory(part, tightenExisting: false) }
+        // made is used as it is. `path` is DIRECTORY/SIZE/NAME or DIRECTORY/fail/docent-0.1/NAME.
+        var folders = [(path as NSString).deletingLastPathComponent]
+        while let last = folders.last, last.count > directory.count { folders.append((last as NSString).deletingLastPathComponent) }
+        for folder in folders.reversed() { try? PrivateStorage.makeDirectory(folder, tightenExisting: false) }
         let temporary = "\(path).docent-\(getpid())-\(UInt32.random(in: 0 ... .max)).tmp"
         try? PrivateStorage.replace(path, with: [UInt8](png), temporary: temporary)
     }

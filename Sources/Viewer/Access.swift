@@ -1,3 +1,4 @@
+import FileAccess
 import Foundation
 import HTTPTypes
 import Hummingbird
@@ -9,20 +10,24 @@ import Hummingbird
 struct AccessGuard: RouterMiddleware {
     typealias Context = BasicRequestContext
     let token: String
-    /// The cookie's name carries the port: cookies are per host, not per port.
-    let cookieName: String
-    let port: Int
+    /// The bound port, known only once listening when port 0 was asked for: filled in before
+    /// the first request can arrive.
+    let port: Locked<Int>
     /// Host names (without the port) requests may carry.
     let names: Set<String>
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
-        var response = try await decide(request, context: context, next: next)
+        let port = port.withLock { $0 }
+        var response = try await decide(request, port: port, context: context, next: next)
         Self.secure(&response.headers)
         return response
     }
 
-    private func decide(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
-        guard let host = request.head.authority, accepts(host: host) else {
+    private func decide(_ request: Request, port: Int, context: Context,
+                        next: (Request, Context) async throws -> Response) async throws -> Response {
+        // The cookie's name carries the port: cookies are per host, not per port.
+        let cookieName = "docent-\(port)"
+        guard let host = request.head.authority, accepts(host: host, port: port) else {
             return Self.refusal(.misdirectedRequest, "Wrong address",
                                 "This server answers only to the address `docent serve` printed (Host: 127.0.0.1 or localhost with its port).")
         }
@@ -47,7 +52,7 @@ struct AccessGuard: RouterMiddleware {
     }
 
     /// Whether `host` (the `Host` header) is one of this server's names with its port.
-    func accepts(host: String) -> Bool {
+    func accepts(host: String, port: Int) -> Bool {
         let lowered = host.lowercased()
         let name: Substring, portPart: Substring?
         if lowered.hasPrefix("["), let close = lowered.firstIndex(of: "]") {

@@ -7,17 +7,16 @@ import ServiceLifecycle
 import SystemPackage
 import Watcher
 
-/// Tells subscribers each time the index commits or the watcher's status changes: the
-/// database, its write-ahead log and the status file are followed with inotify, on a thread
-/// of their own, so nothing runs while nothing changes.
+/// Tells subscribers each time one of `files` changes (the database and its write-ahead log:
+/// each commit; with the watcher's status file: its status too). They are followed with
+/// inotify on a thread of their own, so nothing runs while nothing changes.
 final class IndexChanges: Sendable {
     private let follower: FileFollower
     private let subscribers = Locked<[UInt64: AsyncStream<Void>.Continuation]>([:])
     private let next = Locked<UInt64>(0)
 
-    init(index: FileIndex) throws {
-        follower = try FileFollower(files: [FilePath(index.path), FilePath(index.path + "-wal"), FilePath(index.watchStatusPath)],
-                                    settle: .milliseconds(10))
+    init(_ files: [String]) throws {
+        follower = try FileFollower(files: files.map { FilePath($0) }, settle: .milliseconds(10))
         let thread = Thread { [follower, subscribers] in
             while follower.wait() {
                 for continuation in subscribers.withLock({ Array($0.values) }) { continuation.yield() }

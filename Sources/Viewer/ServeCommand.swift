@@ -56,11 +56,17 @@ public struct ServeCommand: AsyncParsableCommand {
         let here = try BackgroundWatch.unlessWatched(index, while: "the viewer serves")
         defer { here?.stop() }
         let watching = here != nil || RunningWatcher.find(index: index.path) != nil
-        let changes: IndexChanges
-        do { changes = try IndexChanges(index: index) } catch { throw CommandFailure("cannot follow \(index.path): \(error)") }
+        // Searches follow commits; the status page follows the watcher's status as well.
+        let commits: IndexChanges, statusChanges: IndexChanges
+        do {
+            commits = try IndexChanges([index.path, index.path + "-wal"])
+            statusChanges = try IndexChanges([index.path, index.path + "-wal", index.watchStatusPath])
+        } catch {
+            throw CommandFailure("cannot follow \(index.path): \(error)")
+        }
         let documents = ViewerDocuments(budget: settings.budget, previews: PreviewCache(), thumbnails: ThumbnailCache())
-        let server = ViewerServer(index: index, documents: documents, changes: changes, token: token, bind: bind, port: port,
-                                  watching: watching)
+        let server = ViewerServer(index: index, documents: documents, commits: commits, statusChanges: statusChanges, token: token,
+                                  bind: bind, port: port, watching: watching)
         var logger = Logger(label: "docent.serve", factory: { StreamLogHandler.standardError(label: $0) })
         logger.logLevel = .warning
         let open = self.open, bind = self.bind

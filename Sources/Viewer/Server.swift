@@ -18,7 +18,9 @@ import Watcher
 struct ViewerServer: Sendable {
     let index: FileIndex
     let documents: ViewerDocuments
-    let changes: IndexChanges
+    /// Each commit to the index; each commit or watcher status change.
+    let commits: IndexChanges
+    let statusChanges: IndexChanges
     let token: String
     let bind: String
     let port: Int
@@ -34,7 +36,7 @@ struct ViewerServer: Sendable {
         // The guard needs the port, which is known only once bound when asked for port 0:
         // it reads it from a box filled in before the first request can arrive.
         let boundPort = Locked(port)
-        router.add(middleware: PortGuard(token: token, names: names, port: boundPort))
+        router.add(middleware: AccessGuard(token: token, port: boundPort, names: names))
         routes(router)
         let app = Application(
             router: router,
@@ -46,7 +48,8 @@ struct ViewerServer: Sendable {
             },
             logger: logger)
         try await app.runService(gracefulShutdownSignals: [.sigterm, .sigint])
-        changes.stop()
+        commits.stop()
+        statusChanges.stop()
     }
 
     /// The names a `Host` header may carry: the loopback names for a loopback address, else
@@ -87,14 +90,14 @@ struct ViewerServer: Sendable {
     private func routes(_ router: Router<BasicRequestContext>) {
         router.get("/") { request, _ in
             let (query, group, root) = Self.parameters(request)
-            let outcome = try await offPool { try search(query: query, group: group, root: root).outcome }
+            let outcome = try await offPool { try search(query: query, group: group, root: root) }
             let (groups, roots) = try await offPool { try filters() }
             return Self.html(Pages.search(query: query, group: group, root: root, groups: groups, roots: roots,
                                           outcome: outcome, watching: watching))
         }
         router.get("/api/search") { request, _ in
             let (query, group, root) = Self.parameters(request)
-            let outcome = try await offPool { try search(query: query, group: group, root: root).outcome }
+            let outcome = try await offPool { try search(query: query, group: group, root: root) }
             return Self.html(Pages.results(outcome))
         }
         router.get("/events/search") { request, _ in
@@ -161,9 +164,10 @@ struct ViewerServer: Sendable {
 
     // MARK: Search
 
-    struct SearchResult: Sendable {
-        var outcome: Pages.Outcome
-        var request: SearchRequest?
+    /// A search's request, or what the page shows instead (nothing asked, a query error).
+    enum Prepared: Sendable {
+        case request(SearchRequest)
+        case shown(Pages.Outcome)
     }
 
     static func parameters(_ request: Request) -> (query: String, group: String, root: String) {
@@ -188,9 +192,21 @@ struct ViewerServer: Sendable {
     }
 
     /// Runs a search as `docent search` does, with the page's filters.
-    func search(query: String, group: String, root: String) throws -> SearchResult {
+    func search(query: String, group: String, root: String) throws -> Pages.Outcome {
+        switch try request(query: query, group: group, root: root) {
+        case .shown(let outcome):
+            return outcome
+        case .request(let request):
+            do { return .hits(try index.search(request), query: query) } catch {
+                return .error(message: "\(error)", column: nil, query: query)
+            }
+        }
+    }
+
+    /// The request for the page's query and filters.
+    func request(query: String, group: String, root: String) throws -> Prepared {
         let trimmed = query.trimmingCharacters(in: .whitespaces)
-        if trimmed.isEmpty, group.isEmpty, root.isEmpty { return SearchResult(outcome: .none) }
+        if trimmed.isEmpty, group.isEmpty, root.isEmpty { return .shown(.none) }
         var request: SearchRequest
         if trimmed.isEmpty {
             request = SearchRequest(match: nil, limit: Self.limit)
@@ -199,10 +215,10 @@ struct ViewerServer: Sendable {
             do { parsed = try SearchQuery.parse(trimmed) } catch {
                 // The column counts in the query as typed, so leading spaces count too.
                 let offset = query.prefix { $0 == " " }.count
-                return SearchResult(outcome: .error(message: error.message, column: error.column + offset, query: query))
+                return .shown(.error(message: error.message, column: error.column + offset, query: query))
             }
             do { request = try SearchRequest(parsed, limit: Self.limit, in: index) } catch let failure as CommandFailure {
-                return SearchResult(outcome: .error(message: failure.message, column: nil, query: query))
+                return .shown(.error(message: failure.message, column: nil, query: query))
             }
         }
         if let identifier = TypeCategories.order.first(where: { $0.name == group })?.identifier {
@@ -210,11 +226,7 @@ struct ViewerServer: Sendable {
             request.contentTypes = request.contentTypes.map { $0.intersection(allowed) } ?? allowed
         }
         if !root.isEmpty { request.directories.append(Array(root.utf8)) }
-        do {
-            return SearchResult(outcome: .hits(try index.search(request), query: query), request: request)
-        } catch {
-            return SearchResult(outcome: .error(message: "\(error)", column: nil, query: query))
-        }
+        return .request(request)
     }
 
     /// The groups and roots the page offers as filters.
@@ -228,10 +240,10 @@ struct ViewerServer: Sendable {
     /// stops matching), as `docent search --follow` reports them.
     func searchEvents(query: String, group: String, root: String) -> AsyncStream<ServerSentEvent> {
         let (events, continuation) = AsyncStream<ServerSentEvent>.makeStream()
-        let updates = changes.subscribe()
+        let updates = commits.subscribe()
         let task = Task {
-            guard let first = try? await offPool({ try search(query: query, group: group, root: root) }),
-                  var everything = first.request else { return continuation.finish() }
+            guard case .request(var everything)? = try? await offPool({ try request(query: query, group: group, root: root) })
+            else { return continuation.finish() }
             everything.limit = Int.max
             everything.snippets = false
             let all = everything
@@ -243,7 +255,7 @@ struct ViewerServer: Sendable {
                 let added = ids.subtracting(matching)
                 matching = ids
                 guard let shown = try? await offPool({ try search(query: query, group: group, root: root) }) else { continue }
-                continuation.yield(ServerSentEvent(name: "results", data: Pages.results(shown.outcome, fresh: added)))
+                continuation.yield(ServerSentEvent(name: "results", data: Pages.results(shown, fresh: added)))
             }
             continuation.finish()
         }
@@ -259,8 +271,8 @@ struct ViewerServer: Sendable {
         return try await offPool { try index.file(id: id).map { (id, $0) } }
     }
 
-    /// The preview again each time the file changes on disk: the file is followed with
-    /// inotify, by this connection, while it is open.
+    /// The preview now, then again each time the file changes on disk: the file is followed
+    /// with inotify, by this connection, while it is open.
     func previewEvents(id: Int64, file: IndexedFile) -> AsyncStream<ServerSentEvent> {
         let (events, continuation) = AsyncStream<ServerSentEvent>.makeStream()
         guard let follower = try? FileFollower(files: [FilePath(bytes: file.path)], settle: .milliseconds(5)) else {
@@ -269,7 +281,10 @@ struct ViewerServer: Sendable {
         }
         let documents = self.documents
         let thread = Thread {
+            // First the preview as it is now: the page fetched its copy before this stream
+            // was followed, and a change in between would otherwise never reach it.
             var shown = Pages.preview(documents.view(file, id: id))
+            continuation.yield(ServerSentEvent(name: "preview", data: shown))
             while follower.wait() {
                 let now = Pages.preview(documents.view(file, id: id))
                 guard now != shown else { continue }
@@ -295,7 +310,7 @@ struct ViewerServer: Sendable {
               let bytes = try? handle.read(upTo: Pictures.largestFile) else { return Self.notFound() }
         var headers = HTTPFields()
         headers[.contentType] = type.preferredMIMEType ?? "application/octet-stream"
-        headers[.contentSecurityPolicy] = "default-src 'none'; style-src 'unsafe-inline'; sandbox"
+        headers[.contentSecurityPolicy] = Self.imagePolicy
         headers[.cacheControl] = "private, max-age=3600"
         return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: bytes)))
     }
@@ -311,7 +326,7 @@ struct ViewerServer: Sendable {
     /// The status again when it changes, at most once a second.
     func statusEvents() -> AsyncStream<ServerSentEvent> {
         let (events, continuation) = AsyncStream<ServerSentEvent>.makeStream()
-        let updates = changes.subscribe()
+        let updates = statusChanges.subscribe()
         let task = Task {
             var shown = (try? await offPool { try statusFragment() }) ?? ""
             for await _ in updates {
@@ -334,10 +349,15 @@ struct ViewerServer: Sendable {
         return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(string: page)))
     }
 
+    /// The policy of every image answer: nothing runs, not even an SVG's script opened as a
+    /// page; the browser's own image page may style itself.
+    static let imagePolicy = "default-src 'none'; style-src 'unsafe-inline'; sandbox"
+
     static func png(_ data: Data?) -> Response {
         guard let data else { return notFound() }
         var headers = HTTPFields()
         headers[.contentType] = "image/png"
+        headers[.contentSecurityPolicy] = imagePolicy
         headers[.cacheControl] = "private, max-age=3600"
         return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: data)))
     }
@@ -367,19 +387,5 @@ struct ViewerServer: Sendable {
         let ascii = String(name.unicodeScalars.map { $0.isASCII && $0 != "\"" && $0 != "\\" && $0.value >= 0x20 ? Character($0) : "_" })
         let encoded = name.addingPercentEncoding(withAllowedCharacters: .alphanumerics.union(CharacterSet(charactersIn: "-._~"))) ?? ascii
         return "attachment; filename=\"\(ascii)\"; filename*=UTF-8''\(encoded)"
-    }
-}
-
-/// `AccessGuard` with the port read when each request arrives (known only once bound).
-struct PortGuard: RouterMiddleware {
-    typealias Context = BasicRequestContext
-    let token: String
-    let names: Set<String>
-    let port: Locked<Int>
-
-    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
-        let port = port.withLock { $0 }
-        return try await AccessGuard(token: token, cookieName: "docent-\(port)", port: port, names: names)
-            .handle(request, context: context, next: next)
     }
 }

@@ -144,6 +144,8 @@ final class ServeTests: WatchFixture {
         let results = try http.stream("/events/search?q=comets", cookie: cookie)
         usleep(300_000)  // both streams subscribed
 
+        // The preview as it is when followed, then as the disk changes.
+        #expect(try #require(preview.next("preview")).contains("first entry about comets"))
         try write("log.txt", "second entry about comets and meteors")
         let changed = try #require(preview.next("preview"))
         #expect(changed.contains("second entry about comets and meteors"))
