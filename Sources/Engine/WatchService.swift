@@ -85,7 +85,15 @@ public final class WatchService: Sendable {
         reconciled.store(true, ordering: .releasing)
         while !stopped.load(ordering: .acquiring) {
             refreshState()
-            inbox.wait()
+            if watcher.statistics.pending > 0 {
+                // Changes settle in the watcher and may come to nothing (a file made and removed
+                // within the settle time): look again shortly, so the state does not stay
+                // "indexing" with nothing on its way. With nothing pending, wait for news alone.
+                _ = inbox.wait(timeout: .now() + .milliseconds(250))
+                if inbox.count == 0 { continue }
+            } else {
+                inbox.wait()
+            }
             applying.store(true, ordering: .releasing)
             defer { applying.store(false, ordering: .releasing) }
             let changes = inbox.takeAll()
@@ -238,6 +246,8 @@ private final class ChangeInbox: Sendable {
 
     /// Waits for changes (or a wake-up).
     func wait() { signal.wait() }
+    /// Waits for news until `deadline`; whether news came.
+    func wait(timeout deadline: DispatchTime) -> Bool { signal.wait(timeout: deadline) == .success }
     func wake() { signal.signal() }
 }
 

@@ -128,9 +128,22 @@ final class WatchTests: WatchFixture {
         for i in 0..<200 { try write("old/\(i).txt", "old \(i)") }
         try start()
         #expect(try settledAndEqual())
-        for i in 0..<3000 { try write("batch/\(i % 30)/\(i).txt", "batch \(i) " + String(repeating: "words ", count: 50)) }
+        // The batch is written beside the watcher, which is killed once it is seen indexing it:
+        // waiting for the writes to end first lost the race on a fast machine (all indexed).
+        let batchRoot = root
+        let written = DispatchSemaphore(value: 0)
+        Thread.detachNewThread {
+            for i in 0..<3000 {
+                let directory = batchRoot + "/batch/\(i % 30)"
+                try? FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+                let text = "batch \(i) " + String(repeating: "words ", count: 50)
+                _ = FileManager.default.createFile(atPath: directory + "/\(i).txt", contents: Data(text.utf8))
+            }
+            written.signal()
+        }
         #expect(try eventually { try status()["state"] as? String == "indexing" })
         kill(watcher!.processIdentifier, SIGKILL)
+        written.wait()
         watcher!.waitUntilExit()
         watcher = nil
         // While it is down: deletions, edits, a rename, new files.
