@@ -136,11 +136,12 @@ let package = Package(
             name: "Watcher",
             dependencies: ["FileAccess", .product(name: "SystemPackage", package: "swift-system")]
         ),
-        // The search command and what it shares with the others: SQLite, no document readers.
+        // The search and info commands and what they share with the others: SQLite and
+        // libmagic, no document readers.
         .target(
             name: "DocentCLI",
             dependencies: [
-                "ContentTypes", "FileAccess", "Index", "Rendering",
+                "ContentTypes", "Classifier", "DocumentModel", "FileAccess", "Index", "Rendering", "Watcher",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "SystemPackage", package: "swift-system"),
             ]
@@ -148,7 +149,7 @@ let package = Package(
         // `docent`: runs searches itself and hands every other command to `docent-engine`.
         .executableTarget(
             name: "docent",
-            dependencies: ["DocentCLI", .product(name: "ArgumentParser", package: "swift-argument-parser")]
+            dependencies: ["DocentCLI", "ContentTypes", "FileAccess", .product(name: "ArgumentParser", package: "swift-argument-parser")]
         ),
         // Every command, the helper, and `DocentApp`: the package others build their own
         // Docent with (docs/WritingDocumentTypes.md).
@@ -214,7 +215,8 @@ let package = Package(
         ),
         .testTarget(
             name: "DocentKitTests",
-            dependencies: ["DocentKit", "Engine", "TestSupport", "UniformTypeIdentifiers", .product(name: "GRDB", package: "GRDB.swift"),
+            dependencies: ["DocentKit", "DocentCLI", "Documents", "DocumentModel", "Engine", "TestSupport", "UniformTypeIdentifiers",
+                           .product(name: "GRDB", package: "GRDB.swift"),
                            .product(name: "SystemPackage", package: "swift-system")]
         ),
         .testTarget(name: "DocentCLITests", dependencies: ["ContentTypes", "FileAccess", "TestSupport"]),

@@ -19,6 +19,8 @@ public struct Classification: Sendable {
     public var status: FileStatus?
     /// libmagic's answer; nil for files that were not opened.
     public var magic: MagicEvidence?
+    /// shared-mime-info's answer (globs, magic, XML root, OLE2 streams); nil for files that were not opened.
+    public var shared: SharedMIMEEvidence?
     /// What the name's globs say, best first.
     public var nameCandidates: [NameCandidate]
     /// For a symbolic link, its target.
@@ -34,10 +36,16 @@ public struct Classification: Sendable {
 ///
 /// Not thread-safe: it owns a libmagic handle. Give each worker its own.
 public final class Classifier {
+    /// The revision of the classification rules in code: raised when a change can type a file
+    /// differently, so indexes classify their files again (`Indexer`).
+    public static let revision = 2
+
     /// The registry types come from.
     public let registry: UTTypeRegistry
     /// The resolver that weighs content against name.
     public let resolver: ContentTypeResolver
+    /// shared-mime-info's detection (globs, magic, XML roots).
+    public let detector: SharedMIMEDetector
     /// How many bytes of a file libmagic sees.
     public let prefixLimit: Int
     /// Whether a name the bytes cheaply confirm skips libmagic (see `confirmName`).
@@ -54,19 +62,34 @@ public final class Classifier {
         self.registry = registry
         self.useNameConfirmation = useNameConfirmation
         self.resolver = ContentTypeResolver(registry: registry)
+        self.detector = SharedMIMEDetector(registry: registry)
         self.prefixLimit = prefixLimit
         self.magic = try MagicHandle(databasePath: magicDatabase, maxBytes: prefixLimit)
     }
 
+    /// A classifier over a libmagic handle opened beforehand (with `maxBytes` = `prefixLimit`),
+    /// so the handle can be loaded while the registry is.
+    public init(registry: UTTypeRegistry, magic: MagicHandle, prefixLimit: Int = Classifier.defaultPrefixLimit) {
+        self.registry = registry
+        self.useNameConfirmation = true
+        self.resolver = ContentTypeResolver(registry: registry)
+        self.detector = SharedMIMEDetector(registry: registry)
+        self.prefixLimit = prefixLimit
+        self.magic = magic
+    }
+
     /// Classifies the file at `path`. Never throws: problems are recorded on the result.
     ///
-    /// - Parameter describe: also ask libmagic for its description (a second pass over the bytes).
-    public func classify(_ path: FilePath, describe: Bool = false) -> Classification {
+    /// - Parameters:
+    ///   - describe: also ask libmagic for its description (a second pass over the bytes).
+    ///   - consultLibmagic: ask libmagic even where the bytes already confirm the name (for
+    ///     `docent info`, which shows every witness).
+    public func classify(_ path: FilePath, describe: Bool = false, consultLibmagic: Bool = false) -> Classification {
         let name = path.lastComponent?.string ?? path.string
         let candidates = resolver.nameCandidates(fileName: name)
         var result = Classification(
             path: path, contentType: UTType.data(in: registry), mimeType: nil, reason: .contentOnly,
-            status: nil, magic: nil, nameCandidates: candidates, symlinkTarget: nil, prefix: nil, error: nil)
+            status: nil, magic: nil, shared: nil, nameCandidates: candidates, symlinkTarget: nil, prefix: nil, error: nil)
         let status: FileStatus
         do {
             status = try FileStatus.lstat(path)
@@ -98,11 +121,23 @@ public final class Classifier {
         do {
             let prefix = try FilePrefix.read(path, limit: prefixLimit, expected: status)
             result.prefix = prefix
-            if !describe, let confirmed = confirmName(candidates, bytes: prefix.bytes) {
+            var compound: CompoundFileEvidence?
+            if CompoundFile.isCompoundFile(prefix.bytes) {
+                // The directory may lie beyond the prefix: read its sectors (bounded) from the same file.
+                let file = prefix.isWholeFile ? nil : try? ReadOnlyFile(path, expected: status)
+                compound = CompoundFile.identify(prefix: prefix.bytes) { offset, count in
+                    guard let file, let bytes = try? file.read(upTo: count, at: offset), bytes.count == count else { return nil }
+                    return bytes
+                }
+            }
+            let shared = detector.detect(candidates: candidates, bytes: prefix.bytes, isEmpty: prefix.bytes.isEmpty,
+                                         compoundFile: compound)
+            result.shared = shared
+            if !describe, !consultLibmagic, let confirmed = confirmName(candidates, bytes: prefix.bytes, shared: shared) {
                 apply(confirmed, to: &result)
                 return result
             }
-            return classify(bytes: prefix.bytes, candidates: candidates, isEmpty: prefix.bytes.isEmpty,
+            return classify(bytes: prefix.bytes, candidates: candidates, shared: shared, isEmpty: prefix.bytes.isEmpty,
                             describe: describe, into: result)
         } catch {
             result.error = error
@@ -114,15 +149,17 @@ public final class Classifier {
     /// Classifies `bytes` as if they were the start of a file called `fileName` (no disk access).
     public func classify(bytes: [UInt8], fileName: String, describe: Bool = false) -> Classification {
         let candidates = resolver.nameCandidates(fileName: fileName)
+        let compound = CompoundFile.identify(prefix: bytes) { _, _ in nil }
+        let shared = detector.detect(candidates: candidates, bytes: bytes, isEmpty: bytes.isEmpty, compoundFile: compound)
         let result = Classification(
             path: FilePath(fileName), contentType: UTType.data(in: registry), mimeType: nil, reason: .contentOnly,
-            status: nil, magic: nil, nameCandidates: candidates, symlinkTarget: nil,
+            status: nil, magic: nil, shared: shared, nameCandidates: candidates, symlinkTarget: nil,
             prefix: FilePrefix(bytes: bytes, isWholeFile: true), error: nil)
-        return classify(bytes: bytes, candidates: candidates, isEmpty: bytes.isEmpty, describe: describe, into: result)
+        return classify(bytes: bytes, candidates: candidates, shared: shared, isEmpty: bytes.isEmpty, describe: describe, into: result)
     }
 
-    private func classify(bytes: [UInt8], candidates: [NameCandidate], isEmpty: Bool, describe: Bool,
-                          into result: Classification) -> Classification {
+    private func classify(bytes: [UInt8], candidates: [NameCandidate], shared: SharedMIMEEvidence, isEmpty: Bool,
+                          describe: Bool, into result: Classification) -> Classification {
         var result = result
         do {
             var evidence = try bytes.withUnsafeBytes { buffer throws(MagicError) in try magic.evidence(for: buffer, describe: describe) }
@@ -131,10 +168,14 @@ public final class Classifier {
                 evidence.mimeType = "application/x-pie-executable"
             }
             result.magic = evidence
-            apply(resolver.resolve(magicMIMEType: evidence.mimeType, candidates: candidates, isEmpty: isEmpty), to: &result)
+            apply(resolver.resolve(shared: shared, magicMIMEType: evidence.mimeType, candidates: candidates, isEmpty: isEmpty),
+                  to: &result)
         } catch {
+            // libmagic failed on these bytes: shared-mime-info is the only content witness.
             result.magic = nil
-            apply(resolver.resolve(magicMIMEType: nil, candidates: candidates, isEmpty: isEmpty), to: &result)
+            let type = registry.type(named: shared.typeName)
+            apply(.init(type: type, mimeType: shared.typeName.contains("/") ? shared.typeName : type.preferredMIMEType,
+                        reason: .contentOnly), to: &result)
         }
         return result
     }
@@ -145,8 +186,10 @@ public final class Classifier {
     /// Resolution would give the same answer (the name refines or wins over what libmagic
     /// would say), so this saves libmagic's work and changes no outcome. `describe` asks for
     /// libmagic's full evidence and so never takes this path.
-    private func confirmName(_ candidates: [NameCandidate], bytes: [UInt8]) -> ContentTypeResolver.Resolution? {
+    private func confirmName(_ candidates: [NameCandidate], bytes: [UInt8], shared: SharedMIMEEvidence) -> ContentTypeResolver.Resolution? {
         guard useNameConfirmation, let best = candidates.first else { return nil }
+        // shared-mime-info must say the same: its strong magic or an OLE2 stream may name another type.
+        guard shared.typeName == (best.mimeType.map(registry.canonicalMIMEType) ?? best.type.identifier) else { return nil }
         // Ambiguous names (two types at the top weight) need the content to decide.
         if candidates.count > 1, candidates[1].weight == best.weight, candidates[1].type != best.type,
            candidates[1].pattern.utf8.count == best.pattern.utf8.count {

@@ -27,6 +27,22 @@ public enum ClassificationReason: Sendable, Hashable, CustomStringConvertible {
     case conflictContentWins(content: String, name: String)
     /// The file could not be read; the name is all there is.
     case unreadable(name: String?)
+    /// shared-mime-info (from the bytes) and libmagic say the same.
+    case witnessesAgree(how: String)
+    /// libmagic's type is a kind of what shared-mime-info found in the bytes.
+    case libmagicRefines(libmagic: String, shared: String, how: String)
+    /// shared-mime-info's type is a kind of libmagic's.
+    case sharedRefines(shared: String, libmagic: String, how: String)
+    /// The two disagree; shared-mime-info's content evidence is the stronger.
+    case sharedWins(shared: String, libmagic: String, how: String)
+    /// The two disagree; libmagic is the stronger on this binary.
+    case libmagicWins(libmagic: String, shared: String, how: String)
+    /// libmagic's type has shared-mime-info magic, and none of it holds: the name stands.
+    case libmagicUnconfirmed(libmagic: String, name: String)
+    /// libmagic says only "text"; the name says which format the text is.
+    case contentGeneric(name: String, content: String)
+    /// Name and libmagic's type are siblings in one container family; the name says which.
+    case nameChoosesInFamily(name: String, content: String, family: String)
 
     public var description: String {
         switch self {
@@ -44,6 +60,16 @@ public enum ClassificationReason: Sendable, Hashable, CustomStringConvertible {
         case .empty(let name): name.map { "empty file: typed by its name as \($0)" } ?? "empty file, no name match"
         case .conflictContentWins(let content, let name): "content wins a conflict: the bytes are \(content), the name says \(name)"
         case .unreadable(let name): name.map { "unreadable: typed by its name as \($0)" } ?? "unreadable, no name match"
+        case .witnessesAgree(let how): "shared-mime-info (\(how)) and libmagic agree"
+        case .libmagicRefines(let l, let s, let how): "libmagic refines shared-mime-info: \(l) is a kind of \(s) (\(how))"
+        case .sharedRefines(let s, let l, let how): "shared-mime-info refines libmagic: \(s) (\(how)) is a kind of \(l)"
+        case .sharedWins(let s, let l, let how): "shared-mime-info's \(s) (\(how)) wins over libmagic's \(l)"
+        case .libmagicWins(let l, let s, let how): "libmagic's \(l) wins over shared-mime-info's \(s) (\(how))"
+        case .libmagicUnconfirmed(let l, let name):
+            "libmagic's \(l) is not confirmed by shared-mime-info's rules for it; the name says \(name)"
+        case .contentGeneric(let name, let content): "libmagic says only \(content); the name says \(name)"
+        case .nameChoosesInFamily(let name, let content, let family):
+            "the name chooses within \(family): \(name) over libmagic's \(content)"
         }
     }
 
@@ -62,6 +88,14 @@ public enum ClassificationReason: Sendable, Hashable, CustomStringConvertible {
         case .empty: "empty"
         case .conflictContentWins: "content-wins-conflict"
         case .unreadable: "unreadable"
+        case .witnessesAgree: "witnesses-agree"
+        case .libmagicRefines: "libmagic-refines"
+        case .sharedRefines: "shared-refines"
+        case .sharedWins: "shared-wins"
+        case .libmagicWins: "libmagic-wins"
+        case .libmagicUnconfirmed: "libmagic-unconfirmed"
+        case .contentGeneric: "content-generic"
+        case .nameChoosesInFamily: "name-in-family"
         }
     }
 }
@@ -103,6 +137,118 @@ public struct ContentTypeResolver: Sendable {
         registry.canonicalMIMEType(LibmagicSpellings.normalize(MIMEType.essence(magicMIMEType)))
     }
 
+    /// Container families: a name and libmagic's type that both belong to one are siblings,
+    /// and the name (the author's word) says which member the file is.
+    static let families = ["application/zip", "application/x-ole-storage", "application/xml", "application/gzip",
+                           "application/ogg", "application/json"]
+
+    /// The type from all three witnesses: the name's globs and shared-mime-info's magic (as the
+    /// spec combines them, `shared`), and libmagic (`magicMIMEType`; nil when the file could not
+    /// be read), reconciled through conformance.
+    public func resolve(shared: SharedMIMEEvidence, magicMIMEType: String?, candidates: [NameCandidate],
+                        isEmpty: Bool) -> Resolution {
+        guard let magicMIMEType, !isEmpty else {
+            return resolve(magicMIMEType: magicMIMEType, candidates: candidates, isEmpty: isEmpty)
+        }
+        let how = shared.source.description
+        let sharedType = registry.type(named: shared.typeName)
+        let sharedMIME = shared.typeName.contains("/") ? shared.typeName : sharedType.preferredMIMEType
+        let mime = contentMIMEType(magicMIMEType: magicMIMEType)
+        let content = registry.type(mimeType: mime) ?? registry.typeOrDynamic(mimeType: mime)
+        let source = shared.source
+        switch source {
+        case .textFallback, .binaryFallback, .empty:
+            // shared-mime-info knows nothing: libmagic speaks alone (as before, with no name).
+            if mime == "application/octet-stream" || mime == "application/x-zerosize" {
+                return Resolution(type: sharedType, mimeType: sharedMIME, reason: .contentOnly)
+            }
+            return resolve(magicMIMEType: magicMIMEType, candidates: [], isEmpty: false)
+        case .glob, .globGuess, .globByElimination:
+            // The name alone decided shared-mime-info: weigh it against libmagic as name against content,
+            // the chosen glob first.
+            var ordered = candidates
+            if let i = ordered.firstIndex(where: { ($0.mimeType.map(registry.canonicalMIMEType) ?? $0.type.identifier) == shared.typeName }) {
+                ordered.insert(ordered.remove(at: i), at: 0)
+            }
+            let byName = resolve(magicMIMEType: magicMIMEType, candidates: ordered, isEmpty: false)
+            if case .conflictContentWins = byName.reason, !confirmed(libmagic: mime, by: shared) {
+                // shared-mime-info has rules for libmagic's type and none of them holds: libmagic's
+                // answer is a heuristic (a DOS .COM "start instruction" in Korean text) and the name stands.
+                return Resolution(type: sharedType, mimeType: sharedMIME,
+                                  reason: .libmagicUnconfirmed(libmagic: content.identifier, name: sharedType.identifier))
+            }
+            if mime == "text/plain", case .conflictContentWins = byName.reason,
+               !registry.magic.typesWithMagic.contains(shared.typeName) {
+                // A text-based format libmagic does not know, and no magic rule of its own to fail.
+                return Resolution(type: sharedType, mimeType: sharedMIME,
+                                  reason: .contentGeneric(name: sharedType.identifier, content: content.identifier))
+            }
+            if case .conflictContentWins = byName.reason, let nameMIME = sharedMIME,
+               let family = Self.families.first(where: { registry.mimeType(nameMIME, isA: $0) && registry.mimeType(mime, isA: $0) }) {
+                return Resolution(type: sharedType, mimeType: nameMIME,
+                                  reason: .nameChoosesInFamily(name: sharedType.identifier, content: content.identifier, family: family))
+            }
+            return byName
+        default:
+            break
+        }
+        // shared-mime-info found the type in the bytes.
+        if sharedType == content || sharedMIME == mime {
+            // One type, two spellings: libmagic's is the newer one where the system's database lacks
+            // it (a position-independent executable is `application/x-pie-executable`).
+            let spelling = registry.isSharedMIMEInfoType(mime) ? sharedMIME ?? mime : mime
+            return Resolution(type: sharedType, mimeType: spelling, reason: .witnessesAgree(how: how))
+        }
+        let textType = UTType.text(in: registry)
+        let contentIsText = content.conforms(to: textType) || registry.mimeType(mime, isA: "text/plain")
+        let sharedIsText = sharedType.conforms(to: textType) || sharedMIME.map { registry.mimeType($0, isA: "text/plain") } ?? false
+        let generic = mime == "application/octet-stream" || mime == "text/plain" || mime == "application/x-zerosize"
+        let libmagicIsKind = content.conforms(to: sharedType) || sharedMIME.map { registry.mimeType(mime, isA: $0) } ?? false
+        // libmagic's type is confirmed unless shared-mime-info has rules for it and none held
+        // (libmagic calls AIFF-C "AIFF"; its DOS .COM test fires on text).
+        let libmagicConfirmed = confirmed(libmagic: mime, by: shared)
+        if !generic, libmagicIsKind, libmagicConfirmed, !(contentIsText && sharedIsText) {
+            return Resolution(type: content, mimeType: mime,
+                              reason: .libmagicRefines(libmagic: content.identifier, shared: sharedType.identifier, how: how))
+        }
+        if sharedType.conforms(to: content) || sharedMIME.map({ registry.mimeType($0, isA: mime) }) ?? false || generic {
+            return Resolution(type: sharedType, mimeType: sharedMIME,
+                              reason: .sharedRefines(shared: sharedType.identifier, libmagic: content.identifier, how: how))
+        }
+        // A real conflict. shared-mime-info's strong rules, its magic confirmed by the name, and its
+        // rules against libmagic's guesses at text win; on other binaries libmagic is the stronger.
+        let strong: Bool
+        switch source {
+        case .globConfirmed, .magicChoseGlob, .magicOverridesGlob, .magicRefinesGlob, .compoundFile, .xmlRoot: strong = true
+        default: strong = (source.priority ?? 0) >= 80
+        }
+        // libmagic naming only the container (zip, gzip, OLE2, Ogg, XML) says less than a rule that looked inside.
+        let containerOnly = Self.families.contains(mime) || mime == "application/x-tar"
+        // shared-mime-info's low-priority rules are guesses ("%" at the start is MATLAB, any ELF file
+        // an executable): with no name behind them, libmagic's specific answer is the better one.
+        if case .magic(let priority) = source, priority < 50, !containerOnly {
+            return Resolution(type: content, mimeType: mime,
+                              reason: .libmagicWins(libmagic: content.identifier, shared: sharedType.identifier, how: how))
+        }
+        if strong || contentIsText || containerOnly || !libmagicConfirmed {
+            return Resolution(type: sharedType, mimeType: sharedMIME,
+                              reason: .sharedWins(shared: sharedType.identifier, libmagic: content.identifier, how: how))
+        }
+        return Resolution(type: content, mimeType: mime,
+                          reason: .libmagicWins(libmagic: content.identifier, shared: sharedType.identifier, how: how))
+    }
+
+    /// Whether shared-mime-info's magic leaves libmagic's `mime` standing: it has no rules for
+    /// it, or one of its hits is that type (or a kind of it), or every hit is a parent of it
+    /// (a container libmagic looked further into). Unconfirmed: rules exist, none held, and a
+    /// hit names something else (libmagic calls AIFF-C "AIFF"; its DOS .COM test fires on text).
+    func confirmed(libmagic mime: String, by shared: SharedMIMEEvidence) -> Bool {
+        if mime == "text/plain" || !registry.magic.typesWithMagic.contains(mime) { return true }
+        let hits = shared.magicHits.map { registry.canonicalMIMEType($0.typeName) }
+        if hits.contains(where: { registry.mimeType($0, isA: mime) }) { return true }
+        return !hits.isEmpty && hits.allSatisfy { registry.mimeType(mime, isA: $0) }
+    }
+
     /// The type for content evidence `magicMIMEType` (nil when the file could not be read)
     /// and name evidence `candidates`.
     public func resolve(magicMIMEType: String?, candidates: [NameCandidate], isEmpty: Bool) -> Resolution {
@@ -142,7 +288,9 @@ public struct ContentTypeResolver: Sendable {
         // 4. Both text: the name wins over libmagic's heuristics.
         let textType = UTType.text(in: registry)
         let contentIsText = content.conforms(to: textType) || registry.mimeType(mime, isA: "text/plain")
-        if contentIsText, let candidate = candidates.first(where: { $0.type.conforms(to: textType) }) {
+        if contentIsText, let candidate = candidates.first(where: {
+            $0.type.conforms(to: textType) || $0.mimeType.map { registry.mimeType($0, isA: "text/plain") } ?? false
+        }) {
             return Resolution(type: candidate.type, mimeType: candidate.mimeType,
                               reason: .nameWinsBetweenTexts(name: candidate.type.identifier, content: content.identifier))
         }

@@ -36,7 +36,10 @@ enum LibmagicSpellings {
         "image/vnd.djvu+multipage": "image/vnd.djvu",
         "font/sfnt": "font/ttf",
         "image/x-portable-greymap": "image/x-portable-graymap",
-        "application/x-pie-executable": "application/x-executable",
+        "application/x-java-applet": "application/x-java",
+        "audio/x-unknown": "application/octet-stream",
+        "audio/x-hx-aac-adts": "audio/aac",
+        "audio/vnd.dolby.dd-raw": "audio/ac3",
     ]
 
     /// The shared-mime-info spelling of libmagic's `mime` (lower-cased, without parameters).

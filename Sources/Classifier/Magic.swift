@@ -26,7 +26,8 @@ public struct MagicEvidence: Sendable, Hashable {
 /// The corresponding C functions are `magic_open`, `magic_load`, `magic_buffer` and `magic_close`.
 public final class MagicHandle {
     private let cookie: magic_t
-    private static let mimeFlags = MAGIC_MIME_TYPE | MAGIC_MIME_ENCODING | MAGIC_ERROR | MAGIC_NO_CHECK_COMPRESS
+    /// The MIME type alone: libmagic's encoding analysis is asked for only with `describe`.
+    private static let mimeFlags = MAGIC_MIME_TYPE | MAGIC_ERROR | MAGIC_NO_CHECK_COMPRESS
 
     /// Opens a handle and loads the compiled magic database (`databasePath`, or libmagic's
     /// default, which the `MAGIC` environment variable can change).
@@ -48,20 +49,19 @@ public final class MagicHandle {
 
     deinit { magic_close(cookie) }
 
-    /// The MIME type and encoding of `bytes`, and the description when `describe` is set.
+    /// The MIME type of `bytes`; with `describe`, also the encoding and the description
+    /// (two more passes over the bytes).
     public func evidence(for bytes: UnsafeRawBufferPointer, describe: Bool) throws(MagicError) -> MagicEvidence {
         let base = bytes.baseAddress ?? UnsafeRawPointer(bitPattern: 1)!
         guard let mimeC = magic_buffer(cookie, base, bytes.count) else { throw lastError() }
-        let full = String(cString: mimeC)  // "text/plain; charset=us-ascii"
-        var mime = full, encoding: String?
-        if let semi = full.firstIndex(of: ";") {
-            mime = String(full[..<semi])
-            if let eq = full[semi...].range(of: "charset=") { encoding = String(full[eq.upperBound...]) }
-        }
-        var description: String?
+        let full = String(cString: mimeC)
+        let mime = full.firstIndex(of: ";").map { String(full[..<$0]) } ?? full
+        var description: String?, encoding: String?
         if describe {
-            magic_setflags(cookie, MAGIC_ERROR | MAGIC_NO_CHECK_COMPRESS)
             defer { magic_setflags(cookie, Self.mimeFlags) }
+            magic_setflags(cookie, MAGIC_MIME_ENCODING | MAGIC_ERROR | MAGIC_NO_CHECK_COMPRESS)
+            if let e = magic_buffer(cookie, base, bytes.count) { encoding = String(cString: e) }
+            magic_setflags(cookie, MAGIC_ERROR | MAGIC_NO_CHECK_COMPRESS)
             guard let d = magic_buffer(cookie, base, bytes.count) else { throw lastError() }
             description = String(cString: d)
         }

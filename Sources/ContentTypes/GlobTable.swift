@@ -36,6 +36,8 @@ public struct GlobTable: Sendable {
     private var suffixes: [String: [GlobRule]] = [:]          // "*.ext" rules keyed by ".ext" as written
     private var patterns: [GlobRule] = []                     // everything else, matched with fnmatch
     private var maxSuffixLength = 0
+    /// Every rule, in the order added.
+    public private(set) var rules: [GlobRule] = []
 
     /// An empty table.
     public init() {}
@@ -47,6 +49,7 @@ public struct GlobTable: Sendable {
 
     /// Adds a rule.
     public mutating func add(_ rule: GlobRule) {
+        rules.append(rule)
         let p = rule.pattern
         if !p.contains(where: { $0 == "*" || $0 == "?" || $0 == "[" }) {
             literals[rule.caseSensitive ? p : p.lowercased(), default: []].append(rule)

@@ -3,8 +3,8 @@ import Foundation
 
 /// The parts of the system's shared-mime-info database Docent uses, read from the files
 /// `update-mime-database` generates from `packages/*.xml` in each `mime` directory:
-/// `types`, `globs2`, `aliases` and `subclasses` (and `<media>/<subtype>.xml` for
-/// descriptions, read only when one is asked for).
+/// `types`, `globs2`, `aliases`, `subclasses`, `magic` and `XMLnamespaces` (and
+/// `<media>/<subtype>.xml` for descriptions, read only when one is asked for).
 ///
 /// The generated files are what the specification tells applications to read: they merge
 /// every package file (the system's and the user's) and are cheap to load at start-up.
@@ -17,6 +17,10 @@ public struct SharedMIMEInfo: Sendable {
     public var parents: [String: [String]] = [:]
     /// Glob rules, in the order found.
     public var globs: [GlobRule] = []
+    /// Content rules (`magic`), highest priority first.
+    public var magic = MagicRules()
+    /// XML root elements that name a type (`XMLnamespaces`).
+    public var xmlRoots = XMLRootRules()
     /// The directories read, highest priority first.
     public var directories: [String] = []
 
@@ -62,6 +66,17 @@ public struct SharedMIMEInfo: Sendable {
                 guard f.count == 2 else { continue }
                 let child = String(f[0]), parent = String(f[1])
                 if !(parents[child]?.contains(parent) ?? false) { parents[child, default: []].append(parent) }
+            }
+        }
+        if let data = WholeFile.read(dir + "/magic") {
+            // A directory's rules for a type replace those of the directories below it.
+            let (sections, cleared) = MagicRules.parseCompiled(Array(data))
+            for mime in Set(sections.map(\.mimeType)).union(cleared) { magic.removeAll(of: mime) }
+            for section in sections { magic.add(section) }
+        }
+        if let text = Self.read(dir + "/XMLnamespaces") {
+            for (namespace, localName, mime) in XMLRootRules.parse(text) {
+                xmlRoots.add(namespace: namespace, localName: localName, type: mime)
             }
         }
         if let text = Self.read(dir + "/globs2") {

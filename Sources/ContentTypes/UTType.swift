@@ -146,7 +146,7 @@ public struct UTType: Sendable, Hashable, CustomStringConvertible, CustomDebugSt
             guard let base = UTType(dynamic.supertype, registry: registry) else { return [] }
             return [base] + base.orderedSupertypes
         }
-        return (registry.ancestors[key] ?? []).map {
+        return (registry.ancestors(of: key) ?? []).map {
             UTType(declared: registry.declarations[$0]?.identifier ?? $0, registry: registry)
         }
     }
@@ -161,7 +161,7 @@ public struct UTType: Sendable, Hashable, CustomStringConvertible, CustomDebugSt
             guard let base = UTType(dynamic.supertype, registry: registry) else { return false }
             return base.conforms(to: type)
         }
-        return registry.ancestors[key]?.contains(type.key) ?? false
+        return registry.ancestors(of: key)?.contains(type.key) ?? false
     }
 
     /// Whether this type conforms to `type` and is not `type` itself.

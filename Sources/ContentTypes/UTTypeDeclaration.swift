@@ -13,6 +13,12 @@ public struct UTTypeDeclaration: Sendable, Hashable {
     public var mimeTypes: [String]
     /// Filename extensions without the dot, preferred first.
     public var filenameExtensions: [String]
+    /// Further name patterns (`Dockerfile`, `meson.build`, `*.nix.in`), matched as shared-mime-info's globs.
+    public var globs: [String] = []
+    /// Content rules: each matches when its value is found in its offset range.
+    public var magic: [MagicDeclaration] = []
+    /// XML root elements that mean this type.
+    public var rootXML: [XMLRoot.Element] = []
     /// Where the declaration came from.
     public var origin: Origin
 
@@ -45,6 +51,29 @@ public struct UTTypeDeclaration: Sendable, Hashable {
         self.mimeTypes = mimeTypes
         self.filenameExtensions = filenameExtensions
         self.origin = origin
+    }
+}
+
+/// A declared content rule: `value` at `offset` (or anywhere up to `offset + range - 1`),
+/// and, when it has `children`, one of them too.
+public struct MagicDeclaration: Sendable, Hashable {
+    public var priority: Int
+    public var offset: Int
+    public var range: Int
+    public var value: [UInt8]
+    public var children: [MagicDeclaration]
+
+    public init(priority: Int = 50, offset: Int = 0, range: Int = 1, value: [UInt8], children: [MagicDeclaration] = []) {
+        self.priority = priority
+        self.offset = offset
+        self.range = range
+        self.value = value
+        self.children = children
+    }
+
+    /// The rule as a matchlet.
+    public var matchlet: Matchlet {
+        Matchlet(offset: offset, range: range, value: value, children: children.map(\.matchlet))
     }
 }
 

@@ -93,13 +93,38 @@ extension UTTypeRegistry {
             let lower = ext.lowercased()
             if !(extensionOwners[lower]?.contains(owner) ?? false) { extensionOwners[lower, default: []].append(owner) }
         }
-        // Docent's extensions that no system glob covers become weak globs of their own.
-        let systemSuffixes = Set(mimeInfo.globs.map { $0.pattern.lowercased() })
+        // Docent's extensions and patterns that no system glob covers become weak globs of their own.
+        // Where the system names other types for the pattern (`*.ts`: MPEG-TS and Qt Linguist, not
+        // TypeScript), Docent's type stays a weaker candidate, for when the system's magic rules them out.
+        var systemTypes: [String: Set<String>] = [:]
+        for rule in mimeInfo.globs { systemTypes[rule.pattern.lowercased(), default: []].insert(mimeInfo.aliases[rule.mimeType] ?? rule.mimeType) }
+        let systemSuffixes = Set(systemTypes.keys)
         for declaration in builtIn {
-            for ext in declaration.filenameExtensions where !systemSuffixes.contains("*." + ext.lowercased()) {
-                globRules.append(rule(for: declaration, extension: ext, weight: docentExtensionWeight))
+            for ext in declaration.filenameExtensions {
+                if let others = systemTypes["*." + ext.lowercased()] {
+                    guard !declaration.mimeTypes.isEmpty, others.isDisjoint(with: declaration.mimeTypes) else { continue }
+                }
+                globRules.append(rule(for: declaration, pattern: "*." + ext, weight: docentExtensionWeight))
+            }
+            for pattern in declaration.globs where !systemSuffixes.contains(pattern.lowercased()) {
+                globRules.append(rule(for: declaration, pattern: pattern, weight: docentExtensionWeight))
             }
         }
+        // Content rules: the system's, then Docent's and the user's declarations.
+        var magic = mimeInfo.magic
+        var xmlRoots = mimeInfo.xmlRoots
+        func addContentRules(of declaration: UTTypeDeclaration) {
+            let mime = declaration.mimeTypes.first ?? ""
+            let identifier = mime.isEmpty ? declaration.identifier : nil
+            for priority in Set(declaration.magic.map(\.priority)).sorted(by: >) {
+                let matchlets = declaration.magic.filter { $0.priority == priority }.map(\.matchlet)
+                magic.add(MagicSection(priority: priority, mimeType: mime, identifier: identifier, matchlets: matchlets))
+            }
+            for root in declaration.rootXML {
+                xmlRoots.add(namespace: root.namespace, localName: root.localName, type: identifier ?? mime)
+            }
+        }
+        for declaration in builtIn { addContentRules(of: declaration) }
 
         // Layer 3: the user's declarations override fields they give and claim their tags.
         for declaration in user {
@@ -127,8 +152,16 @@ extension UTTypeRegistry {
             for ext in declaration.filenameExtensions {
                 let lower = ext.lowercased()
                 extensionOwners[lower] = [key] + (extensionOwners[lower] ?? []).filter { $0 != key }
-                globRules.append(rule(for: declarations[key]!, extension: ext, weight: userExtensionWeight))
+                globRules.append(rule(for: declarations[key]!, pattern: "*." + ext, weight: userExtensionWeight))
             }
+            for pattern in declaration.globs {
+                globRules.append(rule(for: declarations[key]!, pattern: pattern, weight: userExtensionWeight))
+            }
+            var contentRules = declarations[key]!
+            contentRules.magic = declaration.magic
+            contentRules.rootXML = declaration.rootXML
+            if !declaration.magic.isEmpty { magic.removeAll(of: contentRules.mimeTypes.first ?? contentRules.identifier) }
+            addContentRules(of: contentRules)
             for parent in declaration.conformsTo where declarations[Self.key(parent)] == nil {
                 if case .user(let file, let line) = declaration.origin {
                     diagnostics.append(DeclarationDiagnostic(
@@ -140,15 +173,18 @@ extension UTTypeRegistry {
 
         return UTTypeRegistry(
             declarations: declarations, order: order, mimeOwners: mimeOwners, extensionOwners: extensionOwners,
-            mimeInfo: mimeInfo, globs: GlobTable(globRules), diagnostics: diagnostics)
+            mimeInfo: mimeInfo, globs: GlobTable(globRules), magic: magic, xmlRoots: xmlRoots, diagnostics: diagnostics)
     }
 
-    private static func rule(for declaration: UTTypeDeclaration, extension ext: String, weight: Int) -> GlobRule {
+    /// A glob for a declared extension or pattern: `*.ext` ignores case as shared-mime-info's do;
+    /// a whole name (`Dockerfile`, `todo.txt`) or other pattern must match as written.
+    private static func rule(for declaration: UTTypeDeclaration, pattern: String, weight: Int) -> GlobRule {
+        let caseSensitive = !(pattern.hasPrefix("*.") && !pattern.dropFirst(2).contains(where: { "*?[".contains($0) }))
         if let mime = declaration.mimeTypes.first {
-            return GlobRule(mimeType: mime, pattern: "*." + ext, weight: weight, caseSensitive: false)
+            return GlobRule(mimeType: mime, pattern: pattern, weight: weight, caseSensitive: caseSensitive)
         }
-        return GlobRule(mimeType: "", identifier: declaration.identifier, pattern: "*." + ext, weight: weight,
-                        caseSensitive: false)
+        return GlobRule(mimeType: "", identifier: declaration.identifier, pattern: pattern, weight: weight,
+                        caseSensitive: caseSensitive)
     }
 
     /// The identifier Docent gives a MIME type that nothing declares.

@@ -28,10 +28,29 @@ extension UTTypeRegistry {
         configDirectory(environment: environment) + "/content-types.yaml"
     }
 
-    /// Loads the three layers from the places `environment` points to.
+    /// A fingerprint of what the registry is built from in `environment`: Docent's declarations
+    /// and the stamps of the shared-mime-info and user files (the types cache's key, hashed).
+    public static func inputsFingerprint(environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
+        let key = RegistryCache.key(builtIn: PackageResources.content_types_yaml,
+                                    mimeDirectories: SharedMIMEInfo.defaultDirectories(environment: environment),
+                                    userFiles: [userDeclarationsPath(environment: environment)])
+        return String(RegistryCache.fnv1a(key), radix: 16)
+    }
+
+    /// Loads the three layers from the places `environment` points to, through the on-disk
+    /// `RegistryCache` when its key still matches them.
     public static func load(environment: [String: String] = ProcessInfo.processInfo.environment) -> UTTypeRegistry {
-        load(mimeDirectories: SharedMIMEInfo.defaultDirectories(environment: environment),
-             userFiles: [userDeclarationsPath(environment: environment)])
+        let directories = SharedMIMEInfo.defaultDirectories(environment: environment)
+        let userFiles = [userDeclarationsPath(environment: environment)]
+        guard let cache = RegistryCache.path(environment: environment) else {
+            return load(mimeDirectories: directories, userFiles: userFiles)
+        }
+        // The key is taken before the inputs are read: a change meanwhile makes the next key differ.
+        let key = RegistryCache.key(builtIn: PackageResources.content_types_yaml, mimeDirectories: directories, userFiles: userFiles)
+        if let cached = RegistryCache.read(cache, key: key) { return cached }
+        let built = load(mimeDirectories: directories, userFiles: userFiles)
+        RegistryCache.write(built, to: cache, key: key)
+        return built
     }
 
     /// Loads Docent's declarations, the shared-mime-info databases in `mimeDirectories`

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// Every declared content type, their conformance and their tags: the Linux stand-in for
 /// the system's type database that Apple's `UTType` consults.
@@ -15,8 +16,16 @@ public final class UTTypeRegistry: Sendable {
     let mimeOwners: [String: String]
     /// Filename extension (lower-cased) → lower-cased identifiers claiming it, strongest first.
     let extensionOwners: [String: [String]]
-    /// Lower-cased identifier → every supertype's lower-cased identifier, nearest first.
-    let ancestors: [String: [String]]
+    /// Lower-cased identifier → every supertype's lower-cased identifier, nearest first
+    /// (worked out on first use: a process asks about a few dozen of the ~1,500 types).
+    func ancestors(of key: String) -> [String]? {
+        if let known = ancestorMemo.withLock({ $0[key] }) { return known }
+        guard declarations[key] != nil else { return nil }
+        let found = Self.breadthFirstSupertypes(of: key, in: declarations)
+        ancestorMemo.withLock { $0[key] = found }
+        return found
+    }
+    private let ancestorMemo = Mutex<[String: [String]]>([:])
     /// Lower-cased identifier → lower-cased identifiers of its direct subtypes.
     let directSubtypes: [String: [String]]
     /// The shared-mime-info data: aliases and the MIME subclass graph.
@@ -25,14 +34,23 @@ public final class UTTypeRegistry: Sendable {
     public let globs: GlobTable
     /// Problems found in declaration files; the entries concerned were skipped.
     public let diagnostics: [DeclarationDiagnostic]
-    /// MIME type → every MIME ancestor (shared-mime-info subclasses and the spec's implicit rules).
-    let mimeAncestors: [String: Set<String>]
+    /// MIME type → every MIME ancestor (shared-mime-info subclasses and the spec's implicit
+    /// rules), worked out on first use.
+    private let mimeAncestorMemo = Mutex<[String: Set<String>]>([:])
+    /// Content evidence: shared-mime-info's magic plus declared rules, highest priority first.
+    public let magic: MagicRules
+    /// XML root elements that name types: shared-mime-info's `XMLnamespaces` plus declared ones.
+    public let xmlRoots: XMLRootRules
 
     init(
         declarations: [String: UTTypeDeclaration], order: [String], mimeOwners: [String: String],
         extensionOwners: [String: [String]], mimeInfo: SharedMIMEInfo, globs: GlobTable,
-        diagnostics: [DeclarationDiagnostic]
+        magic: MagicRules, xmlRoots: XMLRootRules, diagnostics: [DeclarationDiagnostic]
     ) {
+        var magic = magic
+        magic.reindex()
+        self.magic = magic
+        self.xmlRoots = xmlRoots
         self.declarations = declarations
         self.order = order
         self.mimeOwners = mimeOwners
@@ -45,15 +63,6 @@ public final class UTTypeRegistry: Sendable {
             for parent in declarations[key]?.conformsTo ?? [] { subtypes[parent.lowercased(), default: []].append(key) }
         }
         self.directSubtypes = subtypes
-        var ancestors: [String: [String]] = [:]
-        ancestors.reserveCapacity(order.count)
-        for key in order { ancestors[key] = Self.breadthFirstSupertypes(of: key, in: declarations) }
-        self.ancestors = ancestors
-        var mimeAncestors: [String: Set<String>] = [:]
-        for mime in Set(mimeInfo.types).union(mimeInfo.parents.keys) {
-            mimeAncestors[mime] = Self.mimeSupertypes(of: mime, info: mimeInfo)
-        }
-        self.mimeAncestors = mimeAncestors
     }
 
     private static func breadthFirstSupertypes(of key: String, in declarations: [String: UTTypeDeclaration]) -> [String] {
@@ -147,8 +156,16 @@ public final class UTTypeRegistry: Sendable {
     public func mimeType(_ child: String, isA parent: String) -> Bool {
         let c = canonicalMIMEType(child), p = canonicalMIMEType(parent)
         if c == p { return true }
-        if let known = mimeAncestors[c] { return known.contains(p) }
-        return Self.mimeSupertypes(of: c, info: mimeInfo).contains(p)
+        if let known = mimeAncestorMemo.withLock({ $0[c] }) { return known.contains(p) }
+        let found = Self.mimeSupertypes(of: c, info: mimeInfo)
+        mimeAncestorMemo.withLock { $0[c] = found }
+        return found.contains(p)
+    }
+
+    /// Whether the system's shared-mime-info database knows `mimeType` (as a type or an alias).
+    public func isSharedMIMEInfoType(_ mimeType: String) -> Bool {
+        let essence = MIMEType.essence(mimeType)
+        return mimeInfo.types.contains(essence) || mimeInfo.aliases[essence] != nil
     }
 
     /// The shared-mime-info directories the registry was built from, highest priority first.
@@ -157,6 +174,12 @@ public final class UTTypeRegistry: Sendable {
     /// The direct subtypes of `identifier` that are declared.
     public func subtypes(of identifier: String) -> [UTType] {
         (directSubtypes[Self.key(identifier)] ?? []).compactMap { type(identifier: $0) }
+    }
+
+    /// The type a magic section or XML root names (by MIME type or identifier).
+    public func type(named name: String) -> UTType {
+        if name.contains("/") { return typeOrDynamic(mimeType: name) }
+        return type(identifier: name) ?? UTType.init(dynamicMIMEType: "application/octet-stream", registry: self)
     }
 
     /// The types a file name's globs point to, best first, with the rule that matched.

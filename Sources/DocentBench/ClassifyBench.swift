@@ -32,6 +32,12 @@ struct ClassifyBench: ParsableCommand, BenchOutput {
     @Flag(help: "Print the figures as one JSON object.")
     var json = false
 
+    @Option(help: "Write every disagreement with gio (path, gio's type, Docent's) to this file.")
+    var disagreements: String?
+
+    @Option(help: "Also score Docent, gio and file(1) against typed samples (Benchmarks/make-typed-samples.sh DIR).")
+    var typed: String?
+
     func run() throws {
         var files: [FilePath] = []
         Crawler().walk(FilePath(corpus)) { files.append($0) }
@@ -67,6 +73,7 @@ struct ClassifyBench: ParsableCommand, BenchOutput {
         if !skipAgreement {
             figures.merge(try agreement(files: files, results: results, list0: list0, work: work)) { a, _ in a }
         }
+        if let typed { figures.merge(try typedScores(typed, work: work)) { a, _ in a } }
         report(figures)
     }
 
@@ -110,6 +117,7 @@ struct ClassifyBench: ParsableCommand, BenchOutput {
         let resolver = ContentTypeResolver(registry: registry)
         var compared = 0, docentMIME = 0, docentType = 0, magicMIME = 0, magicType = 0
         var disagreements: [String: Int] = [:]
+        var listing = ""
         for (i, path) in files.enumerated() {
             guard let g = gio[path.string], let result = results[i] else { continue }
             let gioMIME = registry.canonicalMIMEType(g)
@@ -119,13 +127,17 @@ struct ClassifyBench: ParsableCommand, BenchOutput {
             let gioType = registry.typeOrDynamic(mimeType: gioMIME)
             if result.mimeType.map(registry.canonicalMIMEType) == gioMIME { docentMIME += 1 }
             if result.contentType == gioType { docentType += 1 }
-            else { disagreements["\(gioMIME) → docent \(result.mimeType ?? result.contentType.identifier)", default: 0] += 1 }
+            else {
+                disagreements["\(gioMIME) → docent \(result.mimeType ?? result.contentType.identifier)", default: 0] += 1
+                listing += "\(path.string)\t\(gioMIME)\t\(result.mimeType ?? result.contentType.identifier)\t\(result.reason.code)\n"
+            }
             if let m = magic[path.string] {
                 let lm = resolver.contentMIMEType(magicMIMEType: m)
                 if lm == gioMIME { magicMIME += 1 }
                 if registry.typeOrDynamic(mimeType: lm) == gioType { magicType += 1 }
             }
         }
+        if let file = self.disagreements { try listing.write(toFile: file, atomically: false, encoding: .utf8) }
         let top = disagreements.sorted { $0.value > $1.value }.prefix(12).map { "\($0.value)\t\($0.key)" }
         return [
             "agreementCompared": compared,
@@ -135,6 +147,65 @@ struct ClassifyBench: ParsableCommand, BenchOutput {
             "libmagicAgreesType": Double(magicType) / Double(max(compared, 1)),
             "topDisagreements": Array(top),
         ]
+    }
+
+    /// Docent, gio and file(1) against the expected types of typed samples, named and unnamed;
+    /// also over the samples whose type Debian's shared-mime-info knows.
+    func typedScores(_ dir: String, work: String) throws -> [String: Any] {
+        let registry = UTTypeRegistry.shared
+        let rows = try String(contentsOfFile: dir + "/EXPECTED.tsv", encoding: .utf8).split(separator: "\n").compactMap { line -> (String, String)? in
+            let f = line.split(separator: "\t")
+            return f.count == 2 ? (dir + "/" + f[0], String(f[1])) : nil
+        }
+        let paths = rows.map { FilePath($0.0) }
+        let docent = try classifyAll(paths, workers: workers)
+        let list = work + "/typed.lst"
+        try rows.map(\.0).joined(separator: "\n").appending("\n").write(toFile: list, atomically: false, encoding: .utf8)
+        try Measure.shell("xargs -d '\\n' gio info -a standard::content-type < '\(list)'", stdoutPath: work + "/typed-gio.txt")
+        try Measure.shell("file --mime-type -f '\(list)'", stdoutPath: work + "/typed-file.txt")
+        var gio: [String: String] = [:], magic: [String: String] = [:]
+        var current: String?
+        for line in try String(contentsOfFile: work + "/typed-gio.txt", encoding: .utf8).split(separator: "\n") {
+            if line.hasPrefix("local path: ") { current = String(line.dropFirst("local path: ".count)) }
+            else if let r = line.range(of: "standard::content-type: "), let p = current { gio[p] = String(line[r.upperBound...]) }
+        }
+        for line in try String(contentsOfFile: work + "/typed-file.txt", encoding: .utf8).split(separator: "\n") {
+            guard let sep = line.range(of: ": ", options: .backwards) else { continue }
+            magic[String(line[..<sep.lowerBound])] = String(line[sep.upperBound...]).trimmingCharacters(in: .whitespaces)
+        }
+        let resolver = ContentTypeResolver(registry: registry)
+        var out: [String: Any] = [:]
+        var misses: [String] = []
+        for group in ["named", "unnamed"] {
+            var n = 0, known = 0
+            var right: [String: Int] = [:], rightKnown: [String: Int] = [:]
+            for (i, (path, expected)) in rows.enumerated() where path.hasPrefix(dir + "/" + group + "/") {
+                n += 1
+                let want = registry.canonicalMIMEType(expected)
+                let isKnown = registry.isSharedMIMEInfoType(want)
+                if isKnown { known += 1 }
+                let answers = [
+                    "docent": docent[i]?.mimeType.map(registry.canonicalMIMEType),
+                    "gio": gio[path].map(registry.canonicalMIMEType),
+                    "file": magic[path].map { resolver.contentMIMEType(magicMIMEType: $0) },
+                ]
+                for (who, answer) in answers where answer == want {
+                    right[who, default: 0] += 1
+                    if isKnown { rightKnown[who, default: 0] += 1 }
+                }
+                if answers["docent"] != want {
+                    misses.append("\(path.dropFirst(dir.count + 1)): expected \(want), docent \(answers["docent"].flatMap { $0 } ?? "-"), gio \(answers["gio"].flatMap { $0 } ?? "-")")
+                }
+            }
+            for who in ["docent", "gio", "file"] {
+                out["typed.\(group).\(who)"] = Double(right[who, default: 0]) / Double(max(n, 1))
+                out["typed.\(group).known.\(who)"] = Double(rightKnown[who, default: 0]) / Double(max(known, 1))
+            }
+            out["typed.\(group).count"] = n
+            out["typed.\(group).known.count"] = known
+        }
+        out["typed.docentMisses"] = misses
+        return out
     }
 
     func report(_ f: [String: Any]) {
@@ -164,6 +235,17 @@ struct ClassifyBench: ParsableCommand, BenchOutput {
                          100 * (f["docentAgreesType"] as! Double), 100 * (f["libmagicAgreesType"] as! Double)))
             print("  most common disagreements (gio → docent):")
             for line in f["topDisagreements"] as! [String] { print("    " + line) }
+        }
+        if let n = f["typed.named.count"] as? Int {
+            print("\nTyped samples (expected type known; Debian's shared-mime-info knows the \"known\" ones):")
+            for group in ["named", "unnamed"] {
+                func pct(_ key: String) -> String { String(format: "%5.1f%%", 100 * (f[key] as? Double ?? 0)) }
+                let count = f["typed.\(group).count"] as? Int ?? n, known = f["typed.\(group).known.count"] as? Int ?? 0
+                print("  \(group.padding(toLength: 8, withPad: " ", startingAt: 0)) all \(count): docent \(pct("typed.\(group).docent"))  gio \(pct("typed.\(group).gio"))  file \(pct("typed.\(group).file"))"
+                      + "   known \(known): docent \(pct("typed.\(group).known.docent"))  gio \(pct("typed.\(group).known.gio"))  file \(pct("typed.\(group).known.file"))")
+            }
+            let misses = f["typed.docentMisses"] as? [String] ?? []
+            if !misses.isEmpty { print("  Docent's misses:"); for m in misses { print("    " + m) } }
         }
     }
 }

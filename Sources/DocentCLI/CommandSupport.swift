@@ -71,6 +71,17 @@ package struct CommandFailure: Error {
 /// Runs the command line as `root` parses it, with Docent's exit statuses: 0 success, 1
 /// nothing found (a command's own ExitCode), 2 bad usage or a failure.
 package enum CommandLineRunner {
+    /// Runs a synchronous command built without ArgumentParser's parsing (a fast path for plain
+    /// command lines), with the same exits and messages as `run(_:arguments:)`.
+    package static func run(_ root: any ParsableCommand.Type, command: consuming some ParsableCommand) -> Never {
+        do {
+            try command.run()
+            Glibc.exit(0)
+        } catch {
+            exit(root, error)
+        }
+    }
+
     package static func run(_ root: any ParsableCommand.Type, arguments: [String] = Array(CommandLine.arguments.dropFirst())) async -> Never {
         do {
             var command = try root.parseAsRoot(arguments)
@@ -80,6 +91,16 @@ package enum CommandLineRunner {
                 try command.run()
             }
             Glibc.exit(0)
+        } catch {
+            exit(root, error)
+        }
+    }
+
+    /// The exit for `error`: a command's own status, a failure's message with status 2, usage
+    /// errors with ArgumentParser's message and status 2, help and version with status 0.
+    private static func exit(_ root: any ParsableCommand.Type, _ error: any Error) -> Never {
+        do {
+            throw error
         } catch let exit as ExitCode {
             Glibc.exit(exit.rawValue)  // a command's own status (search: 1 when nothing matched)
         } catch let failure as CommandFailure {

@@ -48,10 +48,15 @@ package enum Output {
 
     /// One JSON object on one line, keys sorted so output is stable.
     package static func json(_ object: [String: Any]) {
+        if let text = jsonLine(object) { line(text) }
+    }
+
+    /// The line `json` prints, for callers that print later.
+    package static func jsonLine(_ object: [String: Any]) -> String? {
         guard let data = try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes]) else {
-            return
+            return nil
         }
-        line(String(decoding: data, as: UTF8.self))
+        return String(decoding: data, as: UTF8.self)
     }
 
     /// Ignore SIGPIPE so a closed pipe surfaces as EPIPE, handled in `line`.

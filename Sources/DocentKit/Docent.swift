@@ -54,6 +54,7 @@ public enum DocentMain {
             ExtractionServer.serve(memoryBytes: memory)
         }
         SearchCommand.following = { command, request, index in try command.follow(request, in: index) }
+        InfoCommand.readers.withLock { $0 = { AppDocuments.groups.map { ($0.documentTypeName, $0.readableContentTypes) } } }
         await CommandLineRunner.run(Docent.self)
     }
 }

@@ -21,20 +21,10 @@ public struct DocumentRegistry: Sendable {
 
     /// Every group that can open `type`, best first.
     public func candidates(for type: UTType) -> [DocumentSelection] {
-        let ancestry = [type] + type.orderedSupertypes
-        var found: [DocumentSelection] = []
-        for (index, group) in groups.enumerated() {
-            var best: (distance: Int, readable: UTType)?
-            for readable in group.readableContentTypes {
-                guard let distance = ancestry.firstIndex(of: readable) else { continue }
-                if best == nil || distance < best!.distance { best = (distance, readable) }
-            }
-            if let best {
-                found.append(DocumentSelection(
-                    group: group, contentType: type, readableType: best.readable, distance: best.distance, order: index))
-            }
+        ReaderChoice.candidates(for: type, readers: groups.map(\.readableContentTypes)).map { found in
+            DocumentSelection(group: groups[found.order], contentType: type, readableType: found.readableType,
+                              distance: found.distance, order: found.order)
         }
-        return found.sorted { ($0.distance, $0.order) < ($1.distance, $1.order) }
     }
 
     /// Each group's `fingerprint`, by document type name.
@@ -103,10 +93,64 @@ public struct DocumentSelection: Sendable, CustomStringConvertible {
     /// The group's place in declaration order.
     public let order: Int
 
+    public var description: String { choice.description }
+
+    /// The choice without the group itself: what `docent info` says.
+    public var choice: ReaderChoice {
+        ReaderChoice(documentTypeName: group.documentTypeName, contentType: contentType, readableType: readableType,
+                     distance: distance, order: order)
+    }
+}
+
+/// Which reader opens a content type, and why: the choice `DocumentRegistry` makes, over
+/// readers known by name and readable types (so it can be made without the groups at hand).
+public struct ReaderChoice: Sendable, CustomStringConvertible {
+    public let documentTypeName: String
+    public let contentType: UTType
+    public let readableType: UTType
+    public let distance: Int
+    public let order: Int
+
+    public init(documentTypeName: String, contentType: UTType, readableType: UTType, distance: Int, order: Int) {
+        self.documentTypeName = documentTypeName
+        self.contentType = contentType
+        self.readableType = readableType
+        self.distance = distance
+        self.order = order
+    }
+
     public var description: String {
         distance == 0
-            ? "\(group.documentTypeName) reads \(readableType.identifier) itself"
-            : "\(group.documentTypeName) reads \(readableType.identifier), which \(contentType.identifier) conforms to (\(distance) step\(distance == 1 ? "" : "s") up)"
+            ? "\(documentTypeName) reads \(readableType.identifier) itself"
+            : "\(documentTypeName) reads \(readableType.identifier), which \(contentType.identifier) conforms to (\(distance) step\(distance == 1 ? "" : "s") up)"
+    }
+
+    /// The readers (each a list of readable types, in declaration order) that can open
+    /// `type`, best first: the most specific readable type the file's type conforms to wins
+    /// (the type itself, then its nearest supertypes); ties go to the reader declared first.
+    /// `documentTypeName` is left empty for the caller to fill.
+    public static func candidates(for type: UTType, readers: [[UTType]]) -> [ReaderChoice] {
+        let ancestry = [type] + type.orderedSupertypes
+        var found: [ReaderChoice] = []
+        for (index, readable) in readers.enumerated() {
+            var best: (distance: Int, readable: UTType)?
+            for candidate in readable {
+                guard let distance = ancestry.firstIndex(of: candidate) else { continue }
+                if best == nil || distance < best!.distance { best = (distance, candidate) }
+            }
+            if let best {
+                found.append(ReaderChoice(documentTypeName: "", contentType: type, readableType: best.readable,
+                                          distance: best.distance, order: index))
+            }
+        }
+        return found.sorted { ($0.distance, $0.order) < ($1.distance, $1.order) }
+    }
+
+    /// The best of `readers` (names and readable types) for `type`.
+    public static func best(for type: UTType, readers: [(name: String, readable: [UTType])]) -> ReaderChoice? {
+        guard let first = candidates(for: type, readers: readers.map(\.readable)).first else { return nil }
+        return ReaderChoice(documentTypeName: readers[first.order].name, contentType: type, readableType: first.readableType,
+                            distance: first.distance, order: first.order)
     }
 }
 

@@ -68,7 +68,9 @@ public final class Indexer: Sendable {
         self.index = index
         self.documents = documents
         self.lazyTypes = Lazy(types)
-        self.exclusions = Exclusions(settings.exclude, paths: index.ownFiles + [PreviewCache.defaultDirectory()])
+        // Docent's own files are never indexed: the index, the preview cache, the types cache.
+        let typesCache = RegistryCache.path(environment: ProcessInfo.processInfo.environment).map { FilePath($0) }
+        self.exclusions = Exclusions(settings.exclude, paths: index.ownFiles + [PreviewCache.defaultDirectory()] + (typesCache.map { [$0] } ?? []))
         self.workers = max(1, workers)
         self.readLimit = settings.readBytes
         self.textLimit = settings.textBytes
@@ -78,6 +80,7 @@ public final class Indexer: Sendable {
     /// Indexes the files under `roots` (remembered as roots unless `remember` is false:
     /// a rescan of one directory); `progress` is called about ten times a second.
     public func run(roots: [FilePath], remember: Bool = true, progress: (@Sendable (IndexProgress) -> Void)? = nil) throws -> IndexSummary {
+        try reclassifyIfRulesChanged()
         try rereadChangedReaders()
         let run = IndexRun(indexer: self, progress: progress)
         if remember { try index.addRoots(roots.map(\.bytes)) }
@@ -122,6 +125,36 @@ extension Indexer {
             }
         }
         try index.recordTypeAncestry(ancestry)
+    }
+
+    /// The classification rules in force: the classifier's revision and everything the type
+    /// registry is built from (Docent's declarations, the shared-mime-info files, the user's).
+    static var classificationFingerprint: String {
+        "\(Classifier.revision);\(UTTypeRegistry.inputsFingerprint())"
+    }
+
+    /// When the classification rules differ from those that typed the rows (an upgraded Docent,
+    /// a changed shared-mime-info database or user declarations; an index made before rules
+    /// were recorded), classifies every file again and marks those whose type changed for
+    /// reading again; returns how many were marked.
+    @discardableResult
+    func reclassifyIfRulesChanged() throws -> Int {
+        let current = Self.classificationFingerprint
+        let stored = try index.classifierFingerprint()
+        guard stored != current else { return 0 }
+        let rows = try index.typedFiles()
+        var changed: [[UInt8]] = []
+        if !rows.isEmpty {
+            let classifier = try Classifier(registry: types)
+            for row in rows {
+                let result = classifier.classify(FilePath(bytes: row.path))
+                // A file that is gone or unreadable is left to the reconcile.
+                if result.status != nil, result.error == nil, result.contentType.identifier != row.contentType { changed.append(row.path) }
+            }
+        }
+        let marked = try index.markForRereading(changed)
+        try index.recordClassifierFingerprint(current)
+        return marked
     }
 
     /// When the readers differ from those that made the index (an upgraded Docent), marks

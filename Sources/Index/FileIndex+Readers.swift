@@ -40,3 +40,43 @@ extension FileIndex {
         }
     }
 }
+
+/// Which classification rules typed the rows: when they change (a new Docent, a changed
+/// shared-mime-info database or user declarations), every file is classified again and those
+/// whose type changed are read again.
+extension FileIndex {
+    /// The fingerprint of the rules that typed the rows; nil before one was recorded.
+    public func classifierFingerprint() throws(IndexError) -> String? {
+        try read { db in try String.fetchOne(db, sql: "SELECT value FROM meta WHERE key = 'classifier'") }
+    }
+
+    /// Records `fingerprint` as the rules that typed the rows.
+    public func recordClassifierFingerprint(_ fingerprint: String) throws(IndexError) {
+        try write { db in
+            try db.execute(sql: "INSERT OR REPLACE INTO meta(key, value) VALUES ('classifier', ?)", arguments: [fingerprint])
+        }
+    }
+
+    /// Every file row's path and content type (not directories, not rows already marked).
+    public func typedFiles() throws(IndexError) -> [(path: [UInt8], contentType: String)] {
+        try read { db in
+            try Row.fetchAll(db, sql: "SELECT path, contentType FROM files WHERE size >= 0 AND contentType != 'public.folder'").map { row in
+                let path: Data = row["path"]
+                return ([UInt8](path), row["contentType"])
+            }
+        }
+    }
+
+    /// Marks the rows of `paths` for reading again; returns how many were marked.
+    @discardableResult
+    public func markForRereading(_ paths: [[UInt8]]) throws(IndexError) -> Int {
+        try write { db in
+            var marked = 0
+            for path in paths {
+                try db.execute(sql: "UPDATE files SET size = -1 WHERE path = ? AND size >= 0", arguments: [Data(path)])
+                marked += db.changesCount
+            }
+            return marked
+        }
+    }
+}

@@ -1,5 +1,6 @@
 import Classifier
 import ContentTypes
+import DocentCLI
 import DocentKit
 import DocumentModel
 import Engine
@@ -67,7 +68,7 @@ final class ViewerDocuments: @unchecked Sendable {
                                 renditions: [], contentType: nil)
         }
         let classification = prepared.classification
-        let explanation = InfoFormat.text(classification, selection: prepared.selection)
+        let explanation = InfoFormat.text(classification, selection: prepared.selection?.choice)
         guard let status = classification.status, status.kind == .regular else {
             return DocumentView(id: id, file: file, status: classification.status, extraction: nil,
                                 problem: "not a regular file: it is never opened", explanation: explanation, renditions: [],

@@ -1,11 +1,14 @@
 import ArgumentParser
+import ContentTypes
 import DocentCLI
+import FileAccess
+import Foundation
 #if canImport(Glibc)
 import Glibc
 #endif
 
-/// `docent`: searches run here; every other command is handed to `docent-engine`, installed
-/// beside it.
+/// `docent`: searches and `info` run here; every other command is handed to `docent-engine`,
+/// installed beside it.
 ///
 /// The split is for speed: a search needs SQLite and little else, while the engine links
 /// libmagic, poppler (with cairo, NSS and the rest), GMime, TagLib, libexif, libarchive,
@@ -16,16 +19,36 @@ enum Front {
     static func main() async {
         umask(0o077)  // as docent-engine: what Docent writes is the user's alone
         let arguments = Array(CommandLine.arguments.dropFirst())
-        if arguments.first == "search", !arguments.contains(where: { ["--follow", "--help", "-h"].contains($0) }) {
+        let help = arguments.contains(where: { ["--help", "-h"].contains($0) })
+        if arguments.first == "search", !help, !arguments.contains("--follow") {
             await CommandLineRunner.run(SearchOnly.self, arguments: arguments)
         }
+        if arguments.first == "info", !help, !hasExternalViewers() {
+            // The built-in readers' table names the reader of each type; external viewers are
+            // the user's own groups, known to the engine.
+            InfoCommand.readers.withLock { $0 = { BuiltInReaders.readers() } }
+            if let plain = InfoCommand.plain(arguments) { CommandLineRunner.run(InfoOnly.self, command: plain) }
+            await CommandLineRunner.run(InfoOnly.self, arguments: arguments)
+        }
         Engine.exec(CommandLine.arguments)
+    }
+
+    /// Whether the user's `config.yaml` may declare `viewers:` (a cheap look, no YAML parsing).
+    static func hasExternalViewers() -> Bool {
+        let environment = ProcessInfo.processInfo.environment
+        let file = UTTypeRegistry.configDirectory(environment: environment) + "/config.yaml"
+        guard let data = WholeFile.read(file, limit: 1 << 20) else { return false }
+        return String(decoding: data, as: UTF8.self).contains("viewers")
     }
 }
 
 /// The commands this executable runs itself.
 struct SearchOnly: ParsableCommand {
     static let configuration = CommandConfiguration(commandName: "docent", subcommands: [SearchCommand.self])
+}
+
+struct InfoOnly: ParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "docent", subcommands: [InfoCommand.self])
 }
 
 enum Engine {

@@ -18,7 +18,7 @@ struct NameConfirmationTests {
         ("a.pdf", ResolverTests.htmlBytes, "public.html", "content-wins-conflict"),    // no %PDF-: libmagic decides
         ("a.png", ResolverTests.text, "public.plain-text", "content-wins-conflict"),
         ("a.txt", gzipBytes, "org.gnu.gnu-zip-archive", "content-wins-conflict"),  // binary is not text
-        ("a.zip", Array("PK\u{03}\u{04}".utf8) + [UInt8](repeating: 0, count: 60), "public.zip-archive", "agree"),  // containers always go to libmagic
+        ("a.zip", Array("PK\u{03}\u{04}".utf8) + [UInt8](repeating: 0, count: 60), "public.zip-archive", "witnesses-agree"),  // containers always go to libmagic
     ]
 
     @Test("Table", arguments: cases)

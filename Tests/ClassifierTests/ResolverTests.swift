@@ -17,8 +17,8 @@ struct ResolverTests {
         (text, "x.swift", "public.swift-source", "name-refines-content"),
         (text, "data.json", "public.json", "name-over-text-guess"),                 // JSON is text, not plain text, in Apple's tree
         (htmlBytes, "paper.pdf", "public.html", "content-wins-conflict"),           // a .pdf that is really HTML
-        (pdfBytes, "paper.pdf", "com.adobe.pdf", "agree"),
-        (pdfBytes, "paper", "com.adobe.pdf", "content"),
+        (pdfBytes, "paper.pdf", "com.adobe.pdf", "witnesses-agree"),                // glob, magic and libmagic
+        (pdfBytes, "paper", "com.adobe.pdf", "witnesses-agree"),                    // magic and libmagic
         (pngBytes, "picture.jpg", "public.png", "content-wins-conflict"),
         (text, "picture.png", "public.plain-text", "content-wins-conflict"),
         (randomBytes, "blob.png", "public.png", "content-unknown"),                  // libmagic: "data"; the name decides

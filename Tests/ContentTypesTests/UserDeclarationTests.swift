@@ -43,6 +43,38 @@ struct UserDeclarationTests {
         #expect(registry.type(identifier: "com.example.typo") == nil)
     }
 
+    @Test("Declared globs, magic (nested, in hex) and XML roots take part in detection; bad ones are reported")
+    func contentRules() throws {
+        let dir = try TemporaryDirectory()
+        let file = try dir.write("content-types.yaml", """
+            - identifier: com.example.recipe
+              conformsTo: [public.plain-text]
+              mimeTypes: [text/x-example-recipe]
+              globs: [RECIPE, "*.recipe.txt"]
+              magic:
+                - {string: "RECIPE:", offset: "0:16", priority: 85}
+                - {bytes: "CAFE D00D", offset: 0, and: [{string: "soup", offset: "4:32"}]}
+              rootXML:
+                - {namespace: "urn:example:recipes", localName: recipe}
+            - identifier: com.example.bad-magic
+              magic:
+                - {string: "x", offset: "9:3"}
+            - identifier: com.example.bad-hex
+              magic:
+                - {bytes: "zz"}
+            """)
+        let registry = UTTypeRegistry.load(mimeDirectories: SharedMIMEInfo.defaultDirectories(), userFiles: [file])
+        let recipe = try #require(registry.type(identifier: "com.example.recipe"))
+        #expect(registry.types(forFileName: "RECIPE").first?.type == recipe)
+        #expect(registry.types(forFileName: "soup.recipe.txt").first?.type == recipe)
+        #expect(registry.magic.hits(Array("  RECIPE: soup".utf8)).first?.mimeType == "text/x-example-recipe")
+        #expect(registry.magic.hits([0xCA, 0xFE, 0xD0, 0x0D] + Array(" lentil soup".utf8)).contains { $0.mimeType == "text/x-example-recipe" })
+        #expect(!registry.magic.hits([0xCA, 0xFE, 0xD0, 0x0D] + Array(" lentil stew".utf8)).contains { $0.mimeType == "text/x-example-recipe" })
+        #expect(registry.xmlRoots.type(namespace: "urn:example:recipes", localName: "recipe") == "text/x-example-recipe")
+        let lines = registry.diagnostics.filter { $0.file == file }.map(\.line)
+        #expect(lines == [12, 15], "\(registry.diagnostics)")
+    }
+
     @Test("A user declaration overrides an earlier one and claims its tags")
     func override() throws {
         let dir = try TemporaryDirectory()

@@ -28,8 +28,10 @@ struct Docent {
 
     /// Runs `docent ARGUMENTS`; with a `wrapper` (`["/usr/bin/setpriv", "--reuid=…"]`), as
     /// `WRAPPER… docent ARGUMENTS`.
-    static func run(_ arguments: [String], environment: [String: String] = [:], wrapper: [String] = []) throws -> Result {
+    static func run(_ arguments: [String], environment: [String: String] = [:], wrapper: [String] = [],
+                    executable: URL? = nil) throws -> Result {
         let process = Process()
+        let binary = executable ?? Self.binary
         if let launcher = wrapper.first {
             process.executableURL = URL(fileURLWithPath: launcher)
             process.arguments = wrapper.dropFirst() + [binary.path] + arguments
@@ -67,11 +69,11 @@ struct DocentCLITests {
         let dir = try Self.tempDir()
         defer { try? FileManager.default.removeItem(atPath: dir) }
         try "print('hello')\n".write(toFile: dir + "/hello.py", atomically: false, encoding: .utf8)
-        let r = try Docent.run(["info", "--json", dir + "/hello.py", "/usr/share/doc/shared-mime-info/shared-mime-info-spec.pdf"])
+        let r = try Docent.run(["info", "--json", "--describe", dir + "/hello.py", "/usr/share/doc/shared-mime-info/shared-mime-info-spec.pdf"])
         #expect(r.status == 0, "\(r.stderr)")
         let objects = r.jsonLines
         try #require(objects.count == 2)
-        for key in ["path", "contentType", "mimeType", "conformsTo", "magic", "reason"] {
+        for key in ["path", "contentType", "mimeType", "conformsTo", "magic", "sharedMIMEInfo", "reason"] {
             #expect(objects.allSatisfy { $0[key] != nil }, "missing \(key)")
         }
         #expect(objects[0]["contentType"] as? String == "public.python-script")
@@ -96,9 +98,34 @@ struct DocentCLITests {
     func infoText() throws {
         let r = try Docent.run(["info", "/usr/include/magic.h"])
         #expect(r.status == 0)
-        for needle in ["public.c-header", "public.source-code", "libmagic:", "*.h", "reason:"] {
+        for needle in ["public.c-header", "public.source-code", "libmagic:", "shared-mime-info:", "*.h", "reason:", "document:"] {
             #expect(r.stdout.contains(needle), "missing \(needle) in \(r.stdout)")
         }
+    }
+
+    @Test("docent answers info itself as docent-engine would: same lines, same readers, any number of workers")
+    func infoInTheFront() throws {
+        let dir = try Self.tempDir()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        try FileManager.default.createDirectory(atPath: dir + "/t", withIntermediateDirectories: true)
+        let samples = ["a.py": "print(1)\n", "b.md": "# B\n", "c.json": "{}\n", "d.csv": "a,b\n1,2\n", "e.html": "<!DOCTYPE html><html></html>\n",
+                       "f.xml": "<?xml version=\"1.0\"?><r/>\n", "g.eml": "From: a@b\nSubject: x\n\nhi\n", "h": "plain words\n"]
+        for (name, text) in samples { try text.write(toFile: dir + "/t/" + name, atomically: false, encoding: .utf8) }
+        for i in 0..<600 { try "n\(i)\n".write(toFile: dir + "/t/n\(i).txt", atomically: false, encoding: .utf8) }
+        let files = samples.keys.sorted().map { dir + "/t/" + $0 } + ["/usr/share/doc/shared-mime-info/shared-mime-info-spec.pdf", "/usr/bin/ls"]
+        let engine = Docent.binary.deletingLastPathComponent().appendingPathComponent("docent-engine")
+        for form in [[], ["--json"], ["--brief"]] {
+            let front = try Docent.run(["info"] + form + files)
+            let viaEngine = try Docent.run(["info"] + form + files, executable: engine)
+            #expect(front.status == 0 && viaEngine.status == 0, "\(front.stderr) \(viaEngine.stderr)")
+            #expect(front.stdout == viaEngine.stdout)
+            #expect(front.stdout.contains("PDFDocument") || form == ["--brief"])
+        }
+        // A tree: the same lines in walk order, whatever the number of workers.
+        let one = try Docent.run(["info", "-r", "--brief", "--workers", "1", dir])
+        let four = try Docent.run(["info", "-r", "--brief", "--workers", "4", dir])
+        #expect(one.status == 0 && one.stdout == four.stdout)
+        #expect(one.stdout.split(separator: "\n").count == samples.count + 600)
     }
 
     @Test("info --recursive walks a tree and types a FIFO without blocking")

@@ -33,6 +33,45 @@ struct IndexSearchTests {
         return (r.status, paths.sorted())
     }
 
+    @Test("New classification rules (a user's declaration, an upgraded Docent) retype the files they concern, and only those")
+    func reclassification() throws {
+        var env = self.env
+        env["DOCENT_CONFIG_DIR"] = dir.path + "/config"
+        try dir.write("tree/menu.recipe", "soup, bread, cheese\n")
+        func run(_ arguments: [String]) throws -> [String: Any] {
+            let r = try Docent.run(arguments, environment: env)
+            #expect(r.status == 0, "\(r.stderr)")
+            return try #require(r.jsonLines.first)
+        }
+        func type(_ name: String) throws -> String? {
+            let r = try Docent.run(["search", "name:" + name, "--json"], environment: env)
+            return r.jsonLines.first?["contentType"] as? String
+        }
+        _ = try run(["index", "--json", root])
+        #expect(try type("menu.recipe") != "com.example.recipe")
+        #expect(try run(["index", "--json"])["indexed"] as? Int == 0, "same rules: nothing read again")
+
+        // The user declares the type: the next run types the file anew, and reads only it.
+        try dir.write("config/content-types.yaml", """
+            - identifier: com.example.recipe
+              conformsTo: [public.plain-text]
+              extensions: [recipe]
+            """)
+        #expect(try run(["index", "--json"])["indexed"] as? Int == 1)
+        #expect(try type("menu.recipe") == "com.example.recipe")
+
+        // An index typed by rules nobody recorded (an index from before): classified again,
+        // nothing read again when no type changes.
+        let database = dir.path + "/data/docent/index.sqlite"
+        let sqlite = Process()
+        sqlite.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
+        sqlite.arguments = ["-c", "import sqlite3,sys; c=sqlite3.connect(sys.argv[1]); c.execute(\"DELETE FROM meta WHERE key='classifier'\"); c.commit()", database]
+        try sqlite.run()
+        sqlite.waitUntilExit()
+        #expect(sqlite.terminationStatus == 0)
+        #expect(try run(["index", "--json"])["indexed"] as? Int == 0)
+    }
+
     @Test("Index, change the tree, re-index: the index follows the filesystem")
     func followsTheTree() throws {
         var summary = try index([root])
