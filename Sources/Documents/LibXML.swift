@@ -4,11 +4,17 @@ import CLibXML2
 enum LibXML {
     private static let initialized: Bool = {
         xmlInitParser()
+        docent_xml_silence()
         return true
     }()
 
-    /// Makes sure `xmlInitParser` ran before any parse (it must run on one thread first).
-    static func initialize() { _ = initialized }
+    /// Makes sure `xmlInitParser` ran before any parse (it must run on one thread first), and
+    /// that this thread's generic error channel is silent (threads that touched libxml2 before
+    /// it was first silenced keep their own copy of the channel).
+    static func initialize() {
+        _ = initialized
+        docent_xml_silence()
+    }
 
     /// A libxml2 string as a Swift string.
     static func string(_ pointer: UnsafePointer<xmlChar>?) -> String? {
