@@ -49,6 +49,20 @@ struct SuiteBench: ParsableCommand {
     @Flag(help: "Print the figures as JSON instead of a table.")
     var json = false
 
+    @Option(help: ArgumentHelp(
+        "Compare the run with the figures of a Markdown file's benchmark table (the README's, or docs/Benchmarks.md's), row by row; exit status 1 if one is more than --tolerance worse.",
+        valueName: "file"))
+    var check: String?
+
+    @Option(help: "How much worse a figure may be than the checked file's before --check fails (0.25: 25%).")
+    var tolerance = 0.25
+
+    func validate() throws {
+        guard let check else { return }
+        guard let text = try? String(contentsOfFile: check, encoding: .utf8) else { throw ValidationError("cannot read \(check)") }
+        if SuiteReport.baseline(markdown: text).isEmpty { throw ValidationError("\(check) has no benchmark table with a Docent column") }
+    }
+
     func run() throws {
         let files = try listFiles()
         guard !files.isEmpty else { throw ValidationError("no files under \(corpus); build the corpus with Benchmarks/make-corpus.sh") }
@@ -78,6 +92,14 @@ struct SuiteBench: ParsableCommand {
         if !skipLive { try measureLive(work: work + "/docent", into: &report) }
         if scaling { try measureScaling(work: work, into: &report) }
         print(json ? report.json() : report.markdown())
+        if let check {
+            let baseline = SuiteReport.baseline(markdown: try String(contentsOfFile: check, encoding: .utf8))
+            let regressions = report.regressions(against: baseline, tolerance: tolerance)
+            log("checked \(report.compared(with: baseline)) figures against \(check): "
+                + (regressions.isEmpty ? "none is more than \(Int(tolerance * 100))% worse" : "\(regressions.count) worse by more than \(Int(tolerance * 100))%"))
+            for line in regressions { log("  worse: " + line) }
+            if !regressions.isEmpty { throw ExitCode(1) }
+        }
     }
 
     // MARK: Floors

@@ -64,6 +64,39 @@ struct SuiteReport: Codable {
         return lines.joined(separator: "\n")
     }
 
+    /// Docent's figure for each row label of the Markdown tables in `markdown` whose second
+    /// column is Docent's (this report's own table, or the README's shorter one): the rows a
+    /// later run is checked against. Cells that hold no single figure ("–", a range) are left out.
+    static func baseline(markdown: String) -> [String: Double] {
+        var figures: [String: Double] = [:]
+        var docentTable = false
+        for line in markdown.split(separator: "\n", omittingEmptySubsequences: false) {
+            let cells = line.split(separator: "|", omittingEmptySubsequences: false).dropFirst().dropLast()
+                .map { $0.trimmingCharacters(in: .whitespaces) }
+            guard line.hasPrefix("|"), cells.count >= 2 else { docentTable = false; continue }
+            if cells[1] == "Docent" { docentTable = true; continue }
+            guard docentTable, !cells[0].isEmpty else { continue }
+            let parts = cells[1].replacingOccurrences(of: ",", with: "").split(separator: " ")
+            if let first = parts.first, let value = Double(first), parts.count <= 2 { figures[cells[0]] = value }
+        }
+        return figures
+    }
+
+    /// The rows of this run more than `tolerance` (0.25: 25%) worse than `baseline`'s figure
+    /// with the same label: slower, larger, more memory — or, for a minimum goal, less.
+    func regressions(against baseline: [String: Double], tolerance: Double) -> [String] {
+        rows.compactMap { row in
+            guard let now = row.docent, let before = baseline[row.label], before > 0 else { return nil }
+            let worse = row.goalIsMinimum ? now < before * (1 - tolerance) : now > before * (1 + tolerance)
+            guard worse else { return nil }
+            return "\(row.label): \(Self.number(now, unit: row.unit)), was \(Self.number(before, unit: row.unit))"
+                + String(format: " (%+.0f%%)", (now / before - 1) * 100)
+        }
+    }
+
+    /// How many of this run's rows `baseline` has a figure for.
+    func compared(with baseline: [String: Double]) -> Int { rows.filter { $0.docent != nil && baseline[$0.label] != nil }.count }
+
     static func number(_ value: Double, unit: String) -> String {
         guard value.isFinite else { return "–" }
         let digits = value >= 100 ? "%.0f" : value >= 10 ? "%.1f" : "%.2f"

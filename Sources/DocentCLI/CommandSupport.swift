@@ -25,6 +25,15 @@ package struct IndexLocation: ParsableArguments {
         }
     }
 
+    /// Opens the index for searches alone (`FileIndex.searching`): one connection, no pool.
+    package func openForSearching() throws -> FileIndex {
+        do {
+            return try FileIndex.searching(path: resolved, privateDirectory: path == nil)
+        } catch {
+            throw Self.failure(error, path: resolved)
+        }
+    }
+
     /// What a reading command says when the index fails it: for damage, one line saying
     /// what will repair it — and word left for the writer that will (see `flagDamage`).
     package static func failure(_ error: any Error, path: String) -> CommandFailure {

@@ -56,7 +56,7 @@ package struct SearchCommand: ParsableCommand {
         guard FileManager.default.fileExists(atPath: location.resolved) else {
             throw CommandFailure("there is no index at \(location.resolved) yet: run `docent index DIRECTORY` first")
         }
-        let index = try location.open(mappedReads: !follow)
+        let index = try follow ? location.open() : location.openForSearching()
         let request = try makeRequest(index)
         if follow {
             guard let following = Self.following else { throw CommandFailure("--follow is run by docent-engine") }
@@ -66,6 +66,61 @@ package struct SearchCommand: ParsableCommand {
         do { hits = try index.search(request) } catch { throw IndexLocation.failure(error, path: index.path) }
         for hit in hits { show(hit, event: nil) }
         if hits.isEmpty { throw ExitCode(1) }
+    }
+
+    /// The command for a plain command line, parsed without ArgumentParser (whose
+    /// reflection-based parsing costs a search process about a millisecond): the query's words
+    /// and `--limit`, `--json`, `--files`, `-0`/`--print0`, `--index`. Anything else (help,
+    /// `--follow`, `--`, an unknown option, a bad value) returns nil, for ArgumentParser to parse
+    /// and to explain. As with ArgumentParser, a word starting with a single dash belongs to the
+    /// query (`-draft` excludes).
+    package static func plain(_ arguments: [String]) -> SearchCommand? {
+        guard arguments.first == "search" else { return nil }
+        var query: [String] = [], limit = 20, json = false, files = false, print0 = false
+        var index: String?
+        var rest = arguments.dropFirst()
+        while let argument = rest.first {
+            rest = rest.dropFirst()
+            var option = argument, value: String?
+            if argument.hasPrefix("--"), let equals = argument.firstIndex(of: "=") {
+                option = String(argument[..<equals])
+                value = String(argument[argument.index(after: equals)...])
+            }
+            func takeValue() -> String? {
+                if let value { return value }
+                guard let next = rest.first, !next.hasPrefix("-") else { return nil }
+                rest = rest.dropFirst()
+                return next
+            }
+            switch option {
+            case "--limit":
+                guard let text = takeValue(), let n = Int(text), n >= 1 else { return nil }
+                limit = n
+            case "--index":
+                guard let text = takeValue(), !text.isEmpty else { return nil }
+                index = text
+            case "--json" where value == nil: json = true
+            case "--files" where value == nil: files = true
+            case "--print0" where value == nil, "-0": print0 = true
+            default:
+                // Short options (-h, -0) may be bundled: those are ArgumentParser's to read.
+                if argument.hasPrefix("--") || argument == "-" || argument.isEmpty
+                    || (argument.hasPrefix("-") && argument.dropFirst().allSatisfy({ $0 == "h" || $0 == "0" })) { return nil }
+                query.append(argument)
+            }
+        }
+        guard !query.isEmpty else { return nil }
+        var command = SearchCommand()
+        command.query = query
+        command.limit = limit
+        command.json = json
+        command.files = files
+        command.print0 = print0
+        command.follow = false
+        var location = IndexLocation()
+        location.path = index
+        command.location = location
+        return command
     }
 
     /// The parsed query as a request; a syntax error or an unknown type is a usage error.

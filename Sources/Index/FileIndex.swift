@@ -8,7 +8,8 @@ import GRDB
 public final class FileIndex: Sendable {
     /// The database file.
     public let path: String
-    let pool: DatabasePool
+    /// A pool (WAL: readers beside one writer), or for `searching(path:)` one connection.
+    let pool: any DatabaseWriter
 
     /// Opens (creating and migrating as needed) the index at `path`.
     ///
@@ -23,19 +24,7 @@ public final class FileIndex: Sendable {
     /// exists, for Docent's own directory), whatever the umask.
     public init(path: String, mappedReads: Bool = false, privateDirectory: Bool = false) throws(IndexError) {
         self.path = path
-        var configuration = Configuration()
-        configuration.busyMode = .timeout(10)
-        configuration.prepareDatabase { db in
-            try db.execute(sql: "PRAGMA synchronous = NORMAL")
-            // A checkpoint leaves the write-ahead log at most this long (a cold index writes
-            // hundreds of MB through it).
-            try db.execute(sql: "PRAGMA journal_size_limit = 67108864")
-            if mappedReads { try db.execute(sql: "PRAGMA mmap_size = 1073741824") }
-            db.add(function: StoredText.inflateFunction)
-            db.add(function: StoredText.deflateFunction)
-            let rc = docent_register_snippet(UnsafeMutableRawPointer(db.sqliteConnection))
-            if rc != 0 { throw DatabaseError(resultCode: ResultCode(rawValue: rc), message: "cannot register docent_snippet") }
-        }
+        let configuration = Self.configuration(mappedReads: mappedReads)
         do {
             try Self.preparePrivateFiles(path: path, privateDirectory: privateDirectory)
             pool = try Self.openPool(path: path, configuration: configuration)
@@ -71,6 +60,49 @@ public final class FileIndex: Sendable {
         } catch {
             throw IndexError(error, path: path)
         }
+    }
+
+    /// The connections' set-up: busy timeout, pragmas, Docent's SQL functions.
+    private static func configuration(mappedReads: Bool) -> Configuration {
+        var configuration = Configuration()
+        configuration.busyMode = .timeout(10)
+        configuration.prepareDatabase { db in
+            try db.execute(sql: "PRAGMA synchronous = NORMAL")
+            // A checkpoint leaves the write-ahead log at most this long (a cold index writes
+            // hundreds of MB through it).
+            try db.execute(sql: "PRAGMA journal_size_limit = 67108864")
+            if mappedReads { try db.execute(sql: "PRAGMA mmap_size = 1073741824") }
+            db.add(function: StoredText.inflateFunction)
+            db.add(function: StoredText.deflateFunction)
+            let rc = docent_register_snippet(UnsafeMutableRawPointer(db.sqliteConnection))
+            if rc != 0 { throw DatabaseError(resultCode: ResultCode(rawValue: rc), message: "cannot register docent_snippet") }
+        }
+        return configuration
+    }
+
+    private init(path: String, searchingWith queue: DatabaseQueue) {
+        self.path = path
+        pool = queue
+    }
+
+    /// Opens the index for searching: one connection reading pages through a memory mapping,
+    /// made with no pool and no migration run — a search process spends a few milliseconds in
+    /// all, and a pool's writer and reader connections, WAL set-up and migrator checks were
+    /// several of them. An index whose migrations are not exactly Docent's (older, newer, new,
+    /// damaged) is opened as `init(path:)` opens it, which migrates or says why it cannot.
+    /// Modes are made private as there.
+    public static func searching(path: String, privateDirectory: Bool = false) throws(IndexError) -> FileIndex {
+        let queue: DatabaseQueue
+        do {
+            try preparePrivateFiles(path: path, privateDirectory: privateDirectory)
+            queue = try DatabaseQueue(path: path, configuration: configuration(mappedReads: true))
+            let applied = try queue.read { try String.fetchSet($0, sql: "SELECT identifier FROM grdb_migrations") }
+            if applied == Set(migrator.migrations) { return FileIndex(path: path, searchingWith: queue) }
+            try queue.close()
+        } catch {
+            // Damage, a missing table, a busy index: the full open below tells which.
+        }
+        return try FileIndex(path: path, mappedReads: true, privateDirectory: privateDirectory)
     }
 
     /// Makes the index's directory and files private before SQLite opens them: a new

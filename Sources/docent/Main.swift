@@ -21,6 +21,7 @@ enum Front {
         let arguments = Array(CommandLine.arguments.dropFirst())
         let help = arguments.contains(where: { ["--help", "-h"].contains($0) })
         if arguments.first == "search", !help, !arguments.contains("--follow") {
+            if let plain = SearchCommand.plain(arguments) { CommandLineRunner.run(SearchOnly.self, command: plain) }
             await CommandLineRunner.run(SearchOnly.self, arguments: arguments)
         }
         if arguments.first == "info", !help, !hasExternalViewers() {

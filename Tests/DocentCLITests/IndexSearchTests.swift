@@ -33,6 +33,29 @@ struct IndexSearchTests {
         return (r.status, paths.sorted())
     }
 
+    /// `docent` parses plain search command lines itself and opens the index with one
+    /// connection; `docent-engine` parses with ArgumentParser and opens a pool. Same answers.
+    @Test("docent's own search path answers as ArgumentParser's does: hits, exit statuses and messages")
+    func plainSearchPath() throws {
+        _ = try index([root])
+        let engine = Docent.binary.deletingLastPathComponent().appendingPathComponent("docent-engine")
+        let indexPath = dir.path + "/data/docent/index.sqlite"
+        let forms: [[String]] = [
+            ["tea"], ["tea", "--limit", "1"], ["--limit=1", "tea"], ["tea", "-coffee"], ["migration", "--json"], ["-0", "tea"],
+            ["tea", "--files"], ["--index", indexPath, "tea"], ["--index=" + indexPath, "tea", "--print0"], ["tea", "type:csv"],
+            ["nothingmatchesthis"], ["tea", "--limit", "0"], ["tea", "--limit"], ["(tea"], ["tea", "type:nosuchtype"], ["--bogus", "tea"],
+            ["--index", dir.path + "/missing.sqlite", "tea"], ["--json"], ["tea", "--", "-x"],
+        ]
+        for form in forms {
+            let front = try Docent.run(["search"] + form, environment: env)
+            let viaEngine = try Docent.run(["search"] + form, environment: env, executable: engine)
+            #expect(front.status == viaEngine.status && front.stdout == viaEngine.stdout && front.stderr == viaEngine.stderr,
+                    "\(form): \(front.status) \(front.stdout) \(front.stderr) / \(viaEngine.status) \(viaEngine.stdout) \(viaEngine.stderr)")
+        }
+        #expect(try Docent.run(["search", "tea", "--limit", "1", "--files"], environment: env).stdout.split(separator: "\n").count == 1)
+        #expect(try Docent.run(["search", "tea", "--limit", "0"], environment: env).status == 2)
+    }
+
     /// libxml2 sends a few messages (an entity redeclared, a malformed encoding declaration)
     /// to its generic error channel whatever the parse options: they must not reach the terminal.
     @Test("Malformed XML and HTML are indexed without a word from libxml2 on standard error")
