@@ -63,6 +63,19 @@ extension FileIndex {
             .replacingOccurrences(of: "_", with: "\\_")
     }
 
+    /// The names a glob can match lie in `lower ..< upper` (as SQLite compares text, by
+    /// bytes): its characters before the first wildcard, and that start with its last byte
+    /// raised by one. Nil when the glob starts with a wildcard (or the start cannot be raised).
+    static func literalRange(ofGlob glob: String) -> (String, String)? {
+        var start = Array(glob.utf8.prefix { $0 != UInt8(ascii: "*") && $0 != UInt8(ascii: "?") && $0 != UInt8(ascii: "[") })
+        let lower = String(decoding: start, as: UTF8.self)
+        // Drop a trailing partial character and 0xFF bytes, which cannot be raised.
+        while let last = start.last, last >= 0x80 || last == 0x7F { start.removeLast() }
+        guard let last = start.popLast() else { return nil }
+        start.append(last + 1)
+        return (lower, String(decoding: start, as: UTF8.self))
+    }
+
     /// The best `request.limit` hits, by BM25 then recency.
     public func search(_ request: SearchRequest) throws(IndexError) -> [SearchHit] {
         var conditions: [String] = []
@@ -93,8 +106,14 @@ extension FileIndex {
             arguments.append("%." + Self.likeEscaped(ext.lowercased()))
         }
         for glob in request.nameGlobs {
+            let folded = glob.lowercased()
             conditions.append("lower(files.name) GLOB ?")
-            arguments.append(glob.lowercased())
+            arguments.append(folded)
+            // The glob's literal start as a range too, which the index on lower(name) answers.
+            if let (lower, upper) = Self.literalRange(ofGlob: folded) {
+                conditions.append("lower(files.name) >= ? AND lower(files.name) < ?")
+                arguments.append(contentsOf: [lower, upper] as [any DatabaseValueConvertible])
+            }
         }
         if !request.directories.isEmpty {
             var ranges: [String] = []
@@ -155,7 +174,7 @@ extension FileIndex {
         var snippets: [Int64: String] = [:]
         guard let match else {
             for row in try Row.fetchAll(db, sql: """
-                SELECT id, substr(docent_inflate(body), 1, 120) AS snippet FROM texts WHERE id IN (\(placeholders))
+                SELECT id, substr(docent_inflate(body, 480), 1, 120) AS snippet FROM texts WHERE id IN (\(placeholders))
                 """, arguments: StatementArguments(ids)) { snippets[row["id"]] = row["snippet"] }
             return snippets
         }

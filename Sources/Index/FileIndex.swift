@@ -73,6 +73,7 @@ public final class FileIndex: Sendable {
             try db.execute(sql: "PRAGMA journal_size_limit = 67108864")
             if mappedReads { try db.execute(sql: "PRAGMA mmap_size = 1073741824") }
             db.add(function: StoredText.inflateFunction)
+            db.add(function: StoredText.inflatePrefixFunction)
             db.add(function: StoredText.deflateFunction)
             let rc = docent_register_snippet(UnsafeMutableRawPointer(db.sqliteConnection))
             if rc != 0 { throw DatabaseError(resultCode: ResultCode(rawValue: rc), message: "cannot register docent_snippet") }

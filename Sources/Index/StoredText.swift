@@ -49,6 +49,57 @@ enum StoredText {
         }
     }
 
+    /// The first `limit` bytes of the text `data` holds, cut back to whole characters: a
+    /// stored text decompressed only as far as that (a 16 MB text's first line costs
+    /// microseconds, not a whole decompression). Nil for bytes that are not a stored text.
+    static func inflate(_ data: Data, prefix limit: Int) -> String? {
+        guard let method = data.first else { return "" }
+        if method == 0 { return wholeCharacters(Array(data.dropFirst().prefix(limit))) }
+        guard method == 1, let stream = ZSTD_createDStream() else { return nil }
+        defer { ZSTD_freeDStream(stream) }
+        var output = [UInt8](repeating: 0, count: max(limit, 0))
+        let produced = data.withUnsafeBytes { raw -> Int? in
+            output.withUnsafeMutableBytes { out -> Int? in
+                var input = ZSTD_inBuffer(src: raw.baseAddress! + 1, size: raw.count - 1, pos: 0)
+                var buffer = ZSTD_outBuffer(dst: out.baseAddress, size: out.count, pos: 0)
+                while buffer.pos < buffer.size {
+                    let result = ZSTD_decompressStream(stream, &buffer, &input)
+                    if ZSTD_isError(result) != 0 { return nil }
+                    if result == 0 { break }  // the frame ended
+                    // All input read, room left, and the frame still wants more: it is cut short.
+                    if input.pos == input.size && buffer.pos < buffer.size { return nil }
+                }
+                return buffer.pos
+            }
+        }
+        guard let produced else { return nil }
+        return wholeCharacters(Array(output.prefix(produced)))
+    }
+
+    /// `bytes` as text, leaving out a character the cut split.
+    private static func wholeCharacters(_ bytes: [UInt8]) -> String {
+        var end = bytes.count
+        // Back over continuation bytes to the last lead byte; drop it if its sequence is short.
+        var start = end - 1
+        while start >= 0, start > end - 4, bytes[start] & 0xC0 == 0x80 { start -= 1 }
+        if start >= 0 {
+            let lead = bytes[start]
+            let length = lead < 0x80 ? 1 : lead >= 0xF0 ? 4 : lead >= 0xE0 ? 3 : lead >= 0xC0 ? 2 : 1
+            if end - start < length { end = start }
+        }
+        return String(decoding: bytes[..<end], as: UTF8.self)
+    }
+
+    /// `docent_inflate(blob, n)`: the first `n` bytes of the text, for a preview line.
+    static let inflatePrefixFunction = DatabaseFunction("docent_inflate", argumentCount: 2, pure: true) { values in
+        guard let data = Data.fromDatabaseValue(values[0]) else { return "" }
+        let limit = Int.fromDatabaseValue(values[1]) ?? 0
+        guard let text = inflate(data, prefix: max(0, limit)) else {
+            throw DatabaseError(resultCode: .SQLITE_CORRUPT, message: "a stored text is damaged")
+        }
+        return text
+    }
+
     /// `docent_inflate(blob)`: the view's way to the text. Bytes that are not a stored text
     /// fail the statement with SQLITE_CORRUPT, so a damaged text is reported as a damaged
     /// index (and repaired) rather than read as "".

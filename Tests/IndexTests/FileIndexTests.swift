@@ -120,6 +120,74 @@ struct FileIndexTests {
         }
     }
 
+    @Test("name: globs: the literal start narrows through the folded-name index; the glob decides")
+    func nameGlobs() throws {
+        try index.upsert([
+            file("/r/README.md", "read me", inode: 10), file("/r/readme", "read me too", inode: 11),
+            file("/r/ReadMf.txt", "not a readme", inode: 12), file("/r/READ.md", "short", inode: 13),
+            file("/r/docs/README-ja.md", "翻訳", inode: 14), file("/r/Été.txt", "summer", inode: 15),
+        ])
+        func names(_ glob: String) throws -> [String] {
+            var request = SearchRequest(match: nil, limit: 50)
+            request.nameGlobs = [glob]
+            return try index.search(request).map(\.displayPath).sorted()
+        }
+        #expect(try names("README*") == ["/r/README.md", "/r/docs/README-ja.md", "/r/readme"])
+        #expect(try names("readm?.txt") == ["/r/ReadMf.txt"])
+        #expect(try names("*.md") == ["/r/READ.md", "/r/README.md", "/r/docs/README-ja.md", "/r/notes/plan.md"])
+        #expect(try names("[rR]ead.md") == ["/r/READ.md"])
+        #expect(try names("caf*") == ["/r/café.txt"])
+        #expect(FileIndex.literalRange(ofGlob: "readme*")! == ("readme", "readmf"))
+        #expect(FileIndex.literalRange(ofGlob: "café*")! == ("café", "cag"))
+        #expect(FileIndex.literalRange(ofGlob: "*.md") == nil)
+        // The range is answered from the index, not by a scan of every row.
+        let plan = try DatabaseQueue(path: index.path).read { db in
+            try Row.fetchAll(db, sql: "EXPLAIN QUERY PLAN SELECT id FROM files WHERE lower(name) GLOB 'readme*' AND lower(name) >= 'readme' AND lower(name) < 'readmf'").map { $0["detail"] as String }
+        }
+        #expect(plan.joined().contains("files_folded_name"), "\(plan)")
+    }
+
+    @Test("A stored text's prefix is decompressed only so far, cut at whole characters")
+    func storedTextPrefix() throws {
+        let long = String(repeating: "é日x", count: 100_000)  // 6 bytes a round, compressed
+        let stored = StoredText.deflate(long)
+        #expect(stored.first == 1)
+        #expect(StoredText.inflate(stored) == long)
+        for limit in [0, 1, 2, 3, 4, 5, 6, 7, 480, 600_000, 10_000_000] {
+            let prefix = try #require(StoredText.inflate(stored, prefix: limit))
+            #expect(long.hasPrefix(prefix) && !prefix.contains("\u{FFFD}"), "\(limit)")
+            #expect(prefix.utf8.count <= limit && prefix.utf8.count > limit - 4 || limit >= 600_000 && prefix == long, "\(limit)")
+        }
+        let short = StoredText.deflate("court")  // stored as it is
+        #expect(short.first == 0 && StoredText.inflate(short, prefix: 3) == "cou")
+        #expect(StoredText.inflate(Data([1, 0x28, 0xB5, 0x2F, 0xFD, 9, 9]), prefix: 10) == nil)
+        // Filters alone show the start of each file's text.
+        var request = SearchRequest(match: nil, limit: 50)
+        request.nameGlobs = ["plan.md"]
+        #expect(try index.search(request).first?.snippet == "We are running the migration on Monday")
+    }
+
+    @Test("The searching opener reads a current index with one connection and opens any other as init does")
+    func searchingOpener() throws {
+        let current = try FileIndex.searching(path: index.path)
+        #expect(current.pool is DatabaseQueue)
+        #expect(try current.search(SearchRequest(match: .term("monday"))).map(\.displayPath) == ["/r/notes/plan.md"])
+        // An index one migration behind is migrated (through the pool), then searched.
+        let older = dir.path + "/older.sqlite"
+        _ = try FileIndex(path: older)
+        try DatabaseQueue(path: older).write { db in
+            try db.execute(sql: "DROP INDEX files_folded_name; DELETE FROM grdb_migrations WHERE identifier = 'v6'")
+        }
+        let migrated = try FileIndex.searching(path: older)
+        #expect(migrated.pool is DatabasePool)
+        #expect(try FileIndex.searching(path: older).pool is DatabaseQueue)
+        // A newer one is refused, as init refuses it.
+        let newer = dir.path + "/newer.sqlite"
+        _ = try FileIndex(path: newer)
+        try DatabaseQueue(path: newer).write { try $0.execute(sql: "INSERT INTO grdb_migrations (identifier) VALUES ('v99')") }
+        #expect { try FileIndex.searching(path: newer) } throws: { "\($0)".contains("made by a newer Docent") }
+    }
+
     @Test("A search reads while a writer holds a transaction (WAL)")
     func readerDoesNotWait() throws {
         let writer = try DatabaseQueue(path: index.path)
