@@ -57,21 +57,18 @@ public final class Classifier {
     public static let defaultPrefixLimit = 64 * 1024
 
     /// A classifier with its own libmagic handle.
-    public init(registry: UTTypeRegistry = .shared, prefixLimit: Int = Classifier.defaultPrefixLimit,
-                magicDatabase: String? = nil, useNameConfirmation: Bool = true) throws(MagicError) {
-        self.registry = registry
-        self.useNameConfirmation = useNameConfirmation
-        self.resolver = ContentTypeResolver(registry: registry)
-        self.detector = SharedMIMEDetector(registry: registry)
-        self.prefixLimit = prefixLimit
-        self.magic = try MagicHandle(databasePath: magicDatabase, maxBytes: prefixLimit)
+    public convenience init(registry: UTTypeRegistry = .shared, prefixLimit: Int = Classifier.defaultPrefixLimit,
+                            magicDatabase: String? = nil, useNameConfirmation: Bool = true) throws(MagicError) {
+        self.init(registry: registry, magic: try MagicHandle(databasePath: magicDatabase, maxBytes: prefixLimit),
+                  prefixLimit: prefixLimit, useNameConfirmation: useNameConfirmation)
     }
 
     /// A classifier over a libmagic handle opened beforehand (with `maxBytes` = `prefixLimit`),
     /// so the handle can be loaded while the registry is.
-    public init(registry: UTTypeRegistry, magic: MagicHandle, prefixLimit: Int = Classifier.defaultPrefixLimit) {
+    public init(registry: UTTypeRegistry, magic: MagicHandle, prefixLimit: Int = Classifier.defaultPrefixLimit,
+                useNameConfirmation: Bool = true) {
         self.registry = registry
-        self.useNameConfirmation = true
+        self.useNameConfirmation = useNameConfirmation
         self.resolver = ContentTypeResolver(registry: registry)
         self.detector = SharedMIMEDetector(registry: registry)
         self.prefixLimit = prefixLimit
@@ -173,9 +170,7 @@ public final class Classifier {
         } catch {
             // libmagic failed on these bytes: shared-mime-info is the only content witness.
             result.magic = nil
-            let type = registry.type(named: shared.typeName)
-            apply(.init(type: type, mimeType: shared.typeName.contains("/") ? shared.typeName : type.preferredMIMEType,
-                        reason: .contentOnly), to: &result)
+            apply(resolver.resolve(sharedOnly: shared), to: &result)
         }
         return result
     }

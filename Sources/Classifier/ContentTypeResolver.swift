@@ -151,17 +151,14 @@ public struct ContentTypeResolver: Sendable {
             return resolve(magicMIMEType: magicMIMEType, candidates: candidates, isEmpty: isEmpty)
         }
         let how = shared.source.description
-        let sharedType = registry.type(named: shared.typeName)
-        let sharedMIME = shared.typeName.contains("/") ? shared.typeName : sharedType.preferredMIMEType
+        let (sharedType, sharedMIME) = typeAndMIME(of: shared)
         let mime = contentMIMEType(magicMIMEType: magicMIMEType)
         let content = registry.type(mimeType: mime) ?? registry.typeOrDynamic(mimeType: mime)
         let source = shared.source
         switch source {
         case .textFallback, .binaryFallback, .empty:
             // shared-mime-info knows nothing: libmagic speaks alone (as before, with no name).
-            if mime == "application/octet-stream" || mime == "application/x-zerosize" {
-                return Resolution(type: sharedType, mimeType: sharedMIME, reason: .contentOnly)
-            }
+            if mime == "application/octet-stream" || mime == "application/x-zerosize" { return resolve(sharedOnly: shared) }
             return resolve(magicMIMEType: magicMIMEType, candidates: [], isEmpty: false)
         case .glob, .globGuess, .globByElimination:
             // The name alone decided shared-mime-info: weigh it against libmagic as name against content,
@@ -236,6 +233,18 @@ public struct ContentTypeResolver: Sendable {
         }
         return Resolution(type: content, mimeType: mime,
                           reason: .libmagicWins(libmagic: content.identifier, shared: sharedType.identifier, how: how))
+    }
+
+    /// shared-mime-info's answer alone (libmagic failed, or knows nothing more).
+    public func resolve(sharedOnly shared: SharedMIMEEvidence) -> Resolution {
+        let (type, mimeType) = typeAndMIME(of: shared)
+        return Resolution(type: type, mimeType: mimeType, reason: .contentOnly)
+    }
+
+    /// The type shared-mime-info named (a MIME type, or a Docent identifier) and its MIME type.
+    private func typeAndMIME(of shared: SharedMIMEEvidence) -> (UTType, String?) {
+        let type = registry.type(named: shared.typeName)
+        return (type, shared.typeName.contains("/") ? shared.typeName : type.preferredMIMEType)
     }
 
     /// Whether shared-mime-info's magic leaves libmagic's `mime` standing: it has no rules for

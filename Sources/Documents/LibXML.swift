@@ -13,7 +13,7 @@ enum LibXML {
     /// it was first silenced keep their own copy of the channel).
     static func initialize() {
         _ = initialized
-        docent_xml_silence()
+        docent_xml_silence_thread()
     }
 
     /// A libxml2 string as a Swift string.

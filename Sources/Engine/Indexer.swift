@@ -152,9 +152,7 @@ extension Indexer {
                 if result.status != nil, result.error == nil, result.contentType.identifier != row.contentType { changed.append(row.path) }
             }
         }
-        let marked = try index.markForRereading(changed)
-        try index.recordClassifierFingerprint(current)
-        return marked
+        return try index.rereadRows(paths: changed, classifierFingerprint: current)
     }
 
     /// When the readers differ from those that made the index (an upgraded Docent), marks

@@ -50,13 +50,6 @@ extension FileIndex {
         try read { db in try String.fetchOne(db, sql: "SELECT value FROM meta WHERE key = 'classifier'") }
     }
 
-    /// Records `fingerprint` as the rules that typed the rows.
-    public func recordClassifierFingerprint(_ fingerprint: String) throws(IndexError) {
-        try write { db in
-            try db.execute(sql: "INSERT OR REPLACE INTO meta(key, value) VALUES ('classifier', ?)", arguments: [fingerprint])
-        }
-    }
-
     /// Every file row's path and content type (not directories, not rows already marked).
     public func typedFiles() throws(IndexError) -> [(path: [UInt8], contentType: String)] {
         try read { db in
@@ -67,15 +60,18 @@ extension FileIndex {
         }
     }
 
-    /// Marks the rows of `paths` for reading again; returns how many were marked.
+    /// Marks the rows of `paths` for reading again and records `fingerprint` as the rules that
+    /// typed the rows, in one transaction; returns how many rows were marked.
     @discardableResult
-    public func markForRereading(_ paths: [[UInt8]]) throws(IndexError) -> Int {
+    public func rereadRows(paths: [[UInt8]], classifierFingerprint fingerprint: String) throws(IndexError) -> Int {
         try write { db in
             var marked = 0
+            let update = try db.cachedStatement(sql: "UPDATE files SET size = -1 WHERE path = ? AND size >= 0")
             for path in paths {
-                try db.execute(sql: "UPDATE files SET size = -1 WHERE path = ? AND size >= 0", arguments: [Data(path)])
+                try update.execute(arguments: [Data(path)])
                 marked += db.changesCount
             }
+            try db.execute(sql: "INSERT OR REPLACE INTO meta(key, value) VALUES ('classifier', ?)", arguments: [fingerprint])
             return marked
         }
     }

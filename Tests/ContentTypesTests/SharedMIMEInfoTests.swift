@@ -28,14 +28,7 @@ struct SharedMIMEInfoTests {
               <mime-type type="application/x-docent-child"><comment>Docent child</comment><sub-class-of type="application/x-docent-doc+xml"/><glob pattern="*.dchild"/></mime-type>
             </mime-info>
             """)
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/update-mime-database")
-        process.arguments = [mimeDir]
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        process.waitUntilExit()
-        try #require(process.terminationStatus == 0, "update-mime-database failed")
+        try #require(try runTool("/usr/bin/update-mime-database", [mimeDir]).status == 0, "update-mime-database failed")
         return mimeDir
     }
 
