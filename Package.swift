@@ -90,8 +90,8 @@ let package = Package(
         ),
         // glibc allocator settings for the engine (mallopt is not in Swift's Glibc module).
         .target(name: "CMalloc"),
-        // An FTS5 snippet function that tokenizes only up to the fragment it shows.
-        .target(name: "CSnippet", dependencies: ["CSQLite"]),
+        // An FTS5 snippet function that reads and tokenizes only up to the fragment it shows.
+        .target(name: "CSnippet", dependencies: ["CSQLite", "CZstd"]),
         .target(
             name: "FileAccess",
             dependencies: [.product(name: "SystemPackage", package: "swift-system")]

@@ -184,6 +184,7 @@ def bench(url, root, queries):
             type_slowly(field, query, pause=0.15)
             time.sleep(0.3)
         keystrokes = driver.execute_script("return window.docentTimings || []")
+        server = driver.execute_script("return window.docentServerTimings || []")
         # Disk to preview: a file in the scratch root, edited; the time from the write to the
         # preview's change in the page (a MutationObserver stamps it).
         probe = os.path.join(root, "latency-probe.txt")
@@ -211,6 +212,7 @@ def bench(url, root, queries):
         print(json.dumps({
             "keystrokes": len(keystrokes), "keystrokeP50": percentile(keystrokes, 50), "keystrokeP99": percentile(keystrokes, 99),
             "keystrokeMax": max(keystrokes) if keystrokes else None,
+            "serverP50": percentile(server, 50), "serverP99": percentile(server, 99),
             "changes": len(changes), "changeP50": percentile(changes, 50), "changeP99": percentile(changes, 99)}))
     finally:
         driver.quit()

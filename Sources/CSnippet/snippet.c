@@ -2,16 +2,283 @@
  * docent_snippet(fts): a fragment of about 16 tokens around the best matches, the matched
  * phrases between \x02 and \x03, "…" where text was left out.
  *
- * FTS5's own snippet() tokenizes the whole of every column it considers, so one hit in a
- * 5 MB PDF costs a pass over 5 MB. This one picks the window from the match positions FTS5
- * already has (xInst), prefers the body (column 2), and tokenizes only up to the end of the
- * window: the cost is the distance to the first good match, not the size of the document.
+ * FTS5's own snippet() tokenizes the whole of every column it considers, and asking FTS5 for
+ * a column's text (xColumnText) reads the whole row of the content view: both stored texts
+ * decompressed in full. One hit in a 6 MB PDF cost tens of milliseconds that way. This one
+ * picks the window from the match positions FTS5 already has (xInst), prefers the body
+ * (column 2), and reads the column itself: the stored text is streamed out of its blob and
+ * decompressed only as far as the window, and the tokens before the window are counted,
+ * not tokenized, where the text is ASCII. The cost is the distance to the first good match,
+ * at memory speed.
+ *
+ * Counting is exact: unicode61's token characters among ASCII are the letters and digits
+ * and every other ASCII byte separates tokens, so a stretch of text that ends at an ASCII
+ * separator holds whole tokens. A stretch with other bytes in it is counted by the table's
+ * own tokenizer. (The porter stemmer neither splits nor joins tokens.)
  */
+#include <pthread.h>
 #include <sqlite3.h>
+#include <stdlib.h>
 #include <string.h>
+#include <zstd.h>
 #include "docent_snippet.h"
+#include "functions.h"
 
-enum { WINDOW = 16, LEAD = 3, CANDIDATES = 64, BODY = 2 };
+enum { WINDOW = 16, LEAD = 3, CANDIDATES = 64 };
+/* The columns of files_fts. */
+enum { NAME = 0, TITLE = 1, BODY = 2, META = 3, PARTS = 4 };
+/* Tokens are counted a stretch of about BLOCK bytes at a time; text is decompressed in
+   steps of STEP bytes. */
+enum { BLOCK = 1 << 16, STEP = 1 << 16, INPUT = 1 << 14 };
+
+/* ---- A column's text, read only as far as it is needed. ---- */
+
+typedef struct {
+    char *bytes;                 /* the text from where the reader has got to */
+    size_t length, capacity;
+    int complete;                /* the whole text is in `bytes` */
+    sqlite3_blob *blob;          /* a stored text: one method byte, then the text or a zstd frame */
+    int blob_size, blob_read;
+    ZSTD_DStream *stream;        /* for method 1 */
+    unsigned char input[INPUT];
+    ZSTD_inBuffer in;
+} Text;
+
+static int text_reserve(Text *text, size_t capacity) {
+    if (capacity <= text->capacity) return SQLITE_OK;
+    size_t grown = text->capacity ? text->capacity : STEP;
+    while (grown < capacity) grown *= 2;
+    char *bytes = realloc(text->bytes, grown);
+    if (!bytes) return SQLITE_NOMEM;
+    text->bytes = bytes;
+    text->capacity = grown;
+    return SQLITE_OK;
+}
+
+/* Drops the first `count` bytes held: the buffer stays the size of a few steps however far
+   into the text the window is. */
+static void text_discard(Text *text, size_t count) {
+    memmove(text->bytes, text->bytes + count, text->length - count);
+    text->length -= count;
+}
+
+/* Each thread keeps its last buffer and decompression stream for the next snippet: a search
+   makes twenty, and fresh ones cost page faults and a stream's set-up each time. */
+typedef struct {
+    char *bytes;
+    size_t capacity;
+    ZSTD_DStream *stream;
+} Spare;
+
+static pthread_key_t spare_key;
+static pthread_once_t spare_once = PTHREAD_ONCE_INIT;
+
+static void spare_free(void *value) {
+    Spare *spare = value;
+    free(spare->bytes);
+    if (spare->stream) ZSTD_freeDStream(spare->stream);
+    free(spare);
+}
+
+static void spare_key_create(void) { pthread_key_create(&spare_key, spare_free); }
+
+static Spare *spare_get(void) {
+    pthread_once(&spare_once, spare_key_create);
+    Spare *spare = pthread_getspecific(spare_key);
+    if (!spare && (spare = calloc(1, sizeof *spare))) pthread_setspecific(spare_key, spare);
+    return spare;
+}
+
+/* The thread's spare buffer, taken. */
+static void text_init(Text *text) {
+    Spare *spare = spare_get();
+    if (!spare) return;
+    text->bytes = spare->bytes;
+    text->capacity = spare->capacity;
+    spare->bytes = NULL;
+    spare->capacity = 0;
+}
+
+/* A decompression stream: the thread's spare, reset, or a new one. */
+static ZSTD_DStream *stream_take(void) {
+    Spare *spare = spare_get();
+    if (spare && spare->stream) {
+        ZSTD_DStream *stream = spare->stream;
+        spare->stream = NULL;
+        if (!ZSTD_isError(ZSTD_DCtx_reset(stream, ZSTD_reset_session_only))) return stream;
+        ZSTD_freeDStream(stream);
+    }
+    return ZSTD_createDStream();
+}
+
+/* Gives the buffer (when not grown past a few steps) and the stream back to the thread's spare. */
+static void text_free(Text *text) {
+    if (text->blob) sqlite3_blob_close(text->blob);
+    Spare *spare = spare_get();
+    if (spare && !spare->bytes && text->capacity <= 4 * STEP) {
+        spare->bytes = text->bytes;
+        spare->capacity = text->capacity;
+    } else {
+        free(text->bytes);
+    }
+    if (spare && !spare->stream) spare->stream = text->stream;
+    else if (text->stream) ZSTD_freeDStream(text->stream);
+}
+
+/* A column held in `files` (name, title, metadata): read whole, they are short. */
+static int text_open_row(Text *text, sqlite3 *db, sqlite3_int64 id, int column) {
+    const char *sql = column == NAME ? "SELECT name FROM files WHERE id = ?"
+                    : column == TITLE ? "SELECT coalesce(title, '') FROM files WHERE id = ?"
+                    : "SELECT coalesce(metadata, '') FROM files WHERE id = ?";
+    sqlite3_stmt *statement = NULL;
+    int rc = sqlite3_prepare_v2(db, sql, -1, &statement, NULL);
+    if (rc != SQLITE_OK) return rc;
+    sqlite3_bind_int64(statement, 1, id);
+    rc = sqlite3_step(statement);
+    if (rc == SQLITE_ROW) {
+        const unsigned char *value = sqlite3_column_text(statement, 0);
+        int size = sqlite3_column_bytes(statement, 0);
+        rc = text_reserve(text, (size_t)size + 1);
+        if (rc == SQLITE_OK && value) {
+            memcpy(text->bytes, value, (size_t)size);
+            text->length = (size_t)size;
+        }
+    } else if (rc == SQLITE_DONE) {
+        rc = SQLITE_OK;
+    }
+    sqlite3_finalize(statement);
+    text->complete = 1;
+    return rc;
+}
+
+/* A stored text (body, parts), opened for streaming. */
+static int text_open_blob(Text *text, sqlite3 *db, sqlite3_int64 id, int column) {
+    int rc = sqlite3_blob_open(db, "main", "texts", column == BODY ? "body" : "parts", id, 0, &text->blob);
+    if (rc != SQLITE_OK) {  /* no stored text: as the content view, which joins on it, reads "" */
+        text->blob = NULL;
+        text->complete = 1;
+        return SQLITE_OK;
+    }
+    text->blob_size = sqlite3_blob_bytes(text->blob);
+    if (text->blob_size == 0) { text->complete = 1; return SQLITE_OK; }
+    unsigned char method = 0;
+    rc = sqlite3_blob_read(text->blob, &method, 1, 0);
+    if (rc != SQLITE_OK) return rc;
+    text->blob_read = 1;
+    if (method == 1) {
+        text->stream = stream_take();
+        if (!text->stream) return SQLITE_NOMEM;
+        text->in = (ZSTD_inBuffer){ .src = text->input, .size = 0, .pos = 0 };
+    } else if (method != 0) {
+        return SQLITE_CORRUPT;  /* not a stored text: a damaged index, reported as such */
+    }
+    return SQLITE_OK;
+}
+
+/* Makes `text` hold at least `wanted` bytes, or all of it. */
+static int text_more(Text *text, size_t wanted) {
+    while (!text->complete && text->length < wanted) {
+        int rc = text_reserve(text, text->length + STEP);
+        if (rc != SQLITE_OK) return rc;
+        if (!text->stream) {  /* stored as it is */
+            int left = text->blob_size - text->blob_read;
+            int size = left < STEP ? left : STEP;
+            rc = sqlite3_blob_read(text->blob, text->bytes + text->length, size, text->blob_read);
+            if (rc != SQLITE_OK) return rc;
+            text->blob_read += size;
+            text->length += (size_t)size;
+            if (text->blob_read == text->blob_size) text->complete = 1;
+            continue;
+        }
+        if (text->in.pos == text->in.size && text->blob_read < text->blob_size) {
+            int left = text->blob_size - text->blob_read;
+            int size = left < INPUT ? left : INPUT;
+            rc = sqlite3_blob_read(text->blob, text->input, size, text->blob_read);
+            if (rc != SQLITE_OK) return rc;
+            text->blob_read += size;
+            text->in = (ZSTD_inBuffer){ .src = text->input, .size = (size_t)size, .pos = 0 };
+        }
+        ZSTD_outBuffer out = { .dst = text->bytes + text->length, .size = text->capacity - text->length, .pos = 0 };
+        size_t result = ZSTD_decompressStream(text->stream, &out, &text->in);
+        if (ZSTD_isError(result)) return SQLITE_CORRUPT;
+        text->length += out.pos;
+        if (result == 0) {
+            text->complete = 1;  /* the frame ended */
+        } else if (out.pos == 0 && text->in.pos == text->in.size && text->blob_read == text->blob_size) {
+            return SQLITE_CORRUPT;  /* all read and the frame wants more: it is cut short */
+        }
+    }
+    return SQLITE_OK;
+}
+
+/* ---- Counting and scanning tokens. ---- */
+
+static const unsigned char ascii_token[128] = {
+    ['0'] = 1, ['1'] = 1, ['2'] = 1, ['3'] = 1, ['4'] = 1, ['5'] = 1, ['6'] = 1, ['7'] = 1, ['8'] = 1, ['9'] = 1,
+    ['A'] = 1, ['B'] = 1, ['C'] = 1, ['D'] = 1, ['E'] = 1, ['F'] = 1, ['G'] = 1, ['H'] = 1, ['I'] = 1, ['J'] = 1,
+    ['K'] = 1, ['L'] = 1, ['M'] = 1, ['N'] = 1, ['O'] = 1, ['P'] = 1, ['Q'] = 1, ['R'] = 1, ['S'] = 1, ['T'] = 1,
+    ['U'] = 1, ['V'] = 1, ['W'] = 1, ['X'] = 1, ['Y'] = 1, ['Z'] = 1,
+    ['a'] = 1, ['b'] = 1, ['c'] = 1, ['d'] = 1, ['e'] = 1, ['f'] = 1, ['g'] = 1, ['h'] = 1, ['i'] = 1, ['j'] = 1,
+    ['k'] = 1, ['l'] = 1, ['m'] = 1, ['n'] = 1, ['o'] = 1, ['p'] = 1, ['q'] = 1, ['r'] = 1, ['s'] = 1, ['t'] = 1,
+    ['u'] = 1, ['v'] = 1, ['w'] = 1, ['x'] = 1, ['y'] = 1, ['z'] = 1,
+};
+
+/* ascii_token without a table: an ASCII letter or digit. */
+static inline int alphanumeric(unsigned char byte) {
+    return ((unsigned)(byte | 0x20) - 'a' < 26u) | ((unsigned)byte - '0' < 10u);
+}
+
+static int separates(unsigned char byte) { return byte < 0x80 && !ascii_token[byte]; }
+
+static int count_token(void *context, int flags, const char *token, int length, int start, int end) {
+    (void)token; (void)length; (void)start; (void)end;
+    if (!(flags & FTS5_TOKEN_COLOCATED)) ++*(int *)context;
+    return SQLITE_OK;
+}
+
+/* The tokens in bytes[0..<length], which ends at a separator: runs of ASCII letters and
+   digits, and each word with other bytes in it (from the separator before it to the one
+   after) counted by the tokenizer, which knows which of those characters separate. */
+static int count_tokens(const Fts5ExtensionApi *api, Fts5Context *fts, const char *bytes, size_t length, int *count) {
+    int tokens = 0, inside = 0;
+    size_t word = 0;  /* just after the last separator */
+    for (size_t i = 0; i < length;) {
+        /* Runs of 64 ASCII bytes without a branch per byte (the compiler vectorizes these). */
+        if (i + 64 <= length) {
+            const unsigned char *chunk = (const unsigned char *)bytes + i;
+            unsigned char high = 0;
+            for (int k = 0; k < 64; k++) high |= chunk[k];
+            if (!(high & 0x80)) {
+                int starts = alphanumeric(chunk[0]) & !inside;
+                for (int k = 1; k < 64; k++) starts += alphanumeric(chunk[k]) & !alphanumeric(chunk[k - 1]);
+                tokens += starts;
+                inside = alphanumeric(chunk[63]);
+                for (int k = 63; k >= 0; k--) if (!alphanumeric(chunk[k])) { word = i + (size_t)k + 1; break; }
+                i += 64;
+                continue;
+            }
+        }
+        unsigned char byte = (unsigned char)bytes[i];
+        if (byte < 0x80) {
+            int token = ascii_token[byte];
+            tokens += token & !inside;
+            inside = token;
+            if (!token) word = i + 1;
+            i++;
+            continue;
+        }
+        if (inside) tokens--;  /* its start was counted: the tokenizer counts the word again */
+        size_t end = i;
+        while (end < length && !separates((unsigned char)bytes[end])) end++;
+        int counted = 0, rc = api->xTokenize(fts, bytes + word, (int)(end - word), &counted, count_token);
+        if (rc != SQLITE_OK) return rc;
+        tokens += counted;
+        inside = 0;
+        i = end;
+    }
+    *count = tokens;
+    return SQLITE_OK;
+}
 
 typedef struct {
     int first, last;             /* token positions of the window, inclusive */
@@ -34,6 +301,54 @@ static int on_token(void *context, int flags, const char *token, int length, int
     }
     return SQLITE_OK;
 }
+
+/* The last index in (from, length] just after a separator, or 0 when there is none. */
+static size_t whole_tokens_end(const char *bytes, size_t from, size_t length) {
+    size_t end = length;
+    while (end > from && !separates((unsigned char)bytes[end - 1])) end--;
+    return end > from ? end : 0;
+}
+
+/* Fills `scan` with the window's tokens of `text`, reading the text only as far as that.
+   `*base` is set to the offset in text->bytes that the scan's offsets count from. */
+static int scan_window(const Fts5ExtensionApi *api, Fts5Context *fts, Text *text, Scan *scan, size_t *base) {
+    size_t position = 0;
+    int count = 0, rc;
+    /* Past whole stretches that end before the window, counting their tokens. */
+    for (;;) {
+        if ((rc = text_more(text, position + BLOCK + 1)) != SQLITE_OK) return rc;
+        if (text->length - position <= BLOCK) break;  /* the rest is all there and short */
+        size_t end = whole_tokens_end(text->bytes, position, position + BLOCK);
+        if (end == 0) break;  /* one token longer than a stretch: tokenize from here */
+        int tokens = 0;
+        if ((rc = count_tokens(api, fts, text->bytes + position, end - position, &tokens)) != SQLITE_OK) return rc;
+        if (count + tokens > scan->first) break;  /* the window starts in this stretch */
+        count += tokens;
+        position = end;
+        text_discard(text, position);  /* what is counted is not needed again */
+        position = 0;
+    }
+    /* Then tokenize from there to the window's end, reading on until it is complete. */
+    size_t wanted = position + BLOCK;
+    for (;;) {
+        if ((rc = text_more(text, wanted)) != SQLITE_OK) return rc;
+        size_t end = text->complete ? text->length : whole_tokens_end(text->bytes, position, text->length);
+        Scan attempt = *scan;
+        attempt.count = count;
+        if (end > position) {
+            rc = api->xTokenize(fts, text->bytes + position, (int)(end - position), &attempt, on_token);
+            if (rc != SQLITE_OK && rc != SQLITE_DONE) return rc;
+        }
+        if (attempt.more || text->complete) {
+            *scan = attempt;
+            *base = position;
+            return SQLITE_OK;
+        }
+        wanted = text->length + STEP;
+    }
+}
+
+/* ---- The function. ---- */
 
 static void snippet(const Fts5ExtensionApi *api, Fts5Context *fts, sqlite3_context *result, int argc, sqlite3_value **argv) {
     (void)argc; (void)argv;
@@ -71,16 +386,17 @@ static void snippet(const Fts5ExtensionApi *api, Fts5Context *fts, sqlite3_conte
         if (score > best_score) { best_score = score; best_first = first; }
     }
 
-    const char *text = NULL;
-    int length = 0;
-    rc = api->xColumnText(fts, column, &text, &length);
-    if (rc != SQLITE_OK) { sqlite3_result_error_code(result, rc); return; }
-    if (!text || length == 0) { sqlite3_result_text(result, "", 0, SQLITE_STATIC); return; }
-
+    Text text = {0};
+    text_init(&text);
+    sqlite3 *db = sqlite3_context_db_handle(result);
+    sqlite3_int64 id = api->xRowid(fts);
+    rc = column == BODY || column == PARTS ? text_open_blob(&text, db, id, column) : text_open_row(&text, db, id, column);
     Scan scan = { .first = best_first, .last = best_first + WINDOW - 1 };
-    rc = api->xTokenize(fts, text, length, &scan, on_token);
-    if (rc != SQLITE_OK && rc != SQLITE_DONE) { sqlite3_result_error_code(result, rc); return; }
-    if (scan.seen == 0) { sqlite3_result_text(result, "", 0, SQLITE_STATIC); return; }
+    size_t base = 0;
+    if (rc == SQLITE_OK) rc = scan_window(api, fts, &text, &scan, &base);
+    if (rc != SQLITE_OK) { text_free(&text); sqlite3_result_error_code(result, rc); return; }
+    if (scan.seen == 0) { text_free(&text); sqlite3_result_text(result, "", 0, SQLITE_STATIC); return; }
+    const char *window = text.bytes + base;
 
     /* Which window tokens open and close a highlighted phrase. */
     unsigned char opens[WINDOW] = {0}, closes[WINDOW] = {0};
@@ -97,22 +413,23 @@ static void snippet(const Fts5ExtensionApi *api, Fts5Context *fts, sqlite3_conte
     if (scan.first > 0) sqlite3_str_appendall(out, "…");
     int depth = 0;
     for (int i = 0; i < scan.seen; i++) {
-        if (i > 0) sqlite3_str_append(out, text + scan.end[i - 1], scan.start[i] - scan.end[i - 1]);
+        if (i > 0) sqlite3_str_append(out, window + scan.end[i - 1], scan.start[i] - scan.end[i - 1]);
         if (opens[i] && depth == 0) sqlite3_str_appendchar(out, 1, '\x02');
         depth += opens[i];
-        sqlite3_str_append(out, text + scan.start[i], scan.end[i] - scan.start[i]);
+        sqlite3_str_append(out, window + scan.start[i], scan.end[i] - scan.start[i]);
         depth -= closes[i] < depth ? closes[i] : depth;
         if (closes[i] && depth == 0) sqlite3_str_appendchar(out, 1, '\x03');
     }
     if (depth > 0) sqlite3_str_appendchar(out, 1, '\x03');
     if (scan.more) sqlite3_str_appendall(out, "…");
+    text_free(&text);
     int size = sqlite3_str_length(out);
     char *fragment = sqlite3_str_finish(out);
     if (!fragment) { sqlite3_result_error_nomem(result); return; }
     sqlite3_result_text(result, fragment, size, sqlite3_free);
 }
 
-int docent_register_snippet(void *connection) {
+int docent_register_search_functions(void *connection) {
     sqlite3 *db = connection;
     fts5_api *api = NULL;
     sqlite3_stmt *statement = NULL;
@@ -123,5 +440,6 @@ int docent_register_snippet(void *connection) {
     rc = sqlite3_finalize(statement);
     if (rc != SQLITE_OK) return rc;
     if (!api || api->iVersion < 2) return SQLITE_ERROR;
-    return api->xCreateFunction(api, "docent_snippet", NULL, snippet, NULL);
+    rc = api->xCreateFunction(api, "docent_snippet", NULL, snippet, NULL);
+    return rc == SQLITE_OK ? docent_register_rank(api) : rc;
 }

@@ -136,7 +136,7 @@ extension FileIndex {
             }
         }
         let ranked = request.match != nil
-        // First the ranking alone (bm25 for every match, then the order and the limit), then
+        // First the ranking alone (BM25, docent_rank, for every match, then the order and the limit), then
         // snippets for the rows kept: a snippet costs a pass over the text, so it is never
         // made for a row the limit drops. The full-text match drives the join (CROSS JOIN keeps
         // SQLite from starting at `files`); a query of filters alone never touches FTS5.
@@ -144,13 +144,13 @@ extension FileIndex {
         // alone and only the rows kept are joined (ties at the limit go to the newer row).
         let sql = ranked && conditions.count == 1 ? """
             SELECT files.id, files.path, files.contentType, files.title, files.modified, ranked.score
-            FROM (SELECT rowid, -bm25(files_fts, \(Self.weights)) AS score FROM files_fts WHERE files_fts MATCH ?
+            FROM (SELECT rowid, -docent_rank(files_fts, \(Self.weights)) AS score FROM files_fts WHERE files_fts MATCH ?
                   ORDER BY score DESC, rowid DESC LIMIT ?) AS ranked
             CROSS JOIN files ON files.id = ranked.rowid
             ORDER BY ranked.score DESC, files.modified DESC
             """ : """
             SELECT files.id, files.path, files.contentType, files.title, files.modified,
-                   \(ranked ? "-bm25(files_fts, \(Self.weights))" : "0.0") AS score
+                   \(ranked ? "-docent_rank(files_fts, \(Self.weights))" : "0.0") AS score
             FROM \(ranked ? "files_fts CROSS JOIN files ON files.id = files_fts.rowid" : "files")
             \(conditions.isEmpty ? "" : "WHERE " + conditions.joined(separator: " AND "))
             ORDER BY \(ranked ? "score DESC," : "") files.modified DESC

@@ -75,8 +75,8 @@ public final class FileIndex: Sendable {
             db.add(function: StoredText.inflateFunction)
             db.add(function: StoredText.inflatePrefixFunction)
             db.add(function: StoredText.deflateFunction)
-            let rc = docent_register_snippet(UnsafeMutableRawPointer(db.sqliteConnection))
-            if rc != 0 { throw DatabaseError(resultCode: ResultCode(rawValue: rc), message: "cannot register docent_snippet") }
+            let rc = docent_register_search_functions(UnsafeMutableRawPointer(db.sqliteConnection))
+            if rc != 0 { throw DatabaseError(resultCode: ResultCode(rawValue: rc), message: "cannot register docent_snippet and docent_rank") }
         }
         return configuration
     }

@@ -70,8 +70,10 @@ enum Pages {
     }
 
     /// The results part of the search page: the count, the error at its column, the hits.
-    /// `fresh` hits (files that just started matching) are marked as new.
-    static func results(_ outcome: Outcome, fresh: Set<Int64> = []) -> String {
+    /// `fresh` hits (files that just started matching) are marked as new. With
+    /// `picturesLater`, thumbnails are named in `data-src` for the script to load once typing
+    /// pauses: each keystroke's list would otherwise ask for pictures the next one replaces.
+    static func results(_ outcome: Outcome, fresh: Set<Int64> = [], picturesLater: Bool = false) -> String {
         switch outcome {
         case .none:
             return "<p id=\"problem\" class=\"count\"></p><ol id=\"hits\" role=\"listbox\"></ol>"
@@ -91,16 +93,16 @@ enum Pages {
         case .hits(let hits, _):
             let count = hits.isEmpty ? "No matches" : hits.count == 1 ? "1 match" : "\(hits.count) best matches"
             return "<p id=\"problem\" class=\"count\">\(count)</p><ol id=\"hits\" role=\"listbox\">"
-                + hits.map { hit($0, fresh: fresh.contains($0.id)) }.joined() + "</ol>"
+                + hits.map { hit($0, fresh: fresh.contains($0.id), pictureLater: picturesLater) }.joined() + "</ol>"
         }
     }
 
-    static func hit(_ hit: SearchHit, fresh: Bool = false) -> String {
+    static func hit(_ hit: SearchHit, fresh: Bool = false, pictureLater: Bool = false) -> String {
         let type = UTTypeRegistry.shared.type(identifier: hit.contentType)
         let name = hit.displayPath.split(separator: "/").last.map(String.init) ?? hit.displayPath
         let title = hit.title.flatMap { $0.isEmpty ? nil : $0 } ?? name
         let thumbnail = type.map(Pictures.canPicture) == true
-            ? "<img class=\"thumb\" src=\"/thumb/\(hit.id)?v=\(hit.modified)\" alt=\"\" loading=\"lazy\" width=\"64\" height=\"64\">"
+            ? "<img class=\"thumb\" \(pictureLater ? "data-src" : "src")=\"/thumb/\(hit.id)?v=\(hit.modified)\" alt=\"\" loading=\"lazy\" width=\"64\" height=\"64\">"
             : "<span class=\"thumb kind\">\(escape(group(of: type)))</span>"
         return """
             <li id="hit-\(hit.id)" role="option" data-id="\(hit.id)"\(fresh ? " class=\"new\"" : "")><a href="/doc/\(hit.id)">\(thumbnail)<span class="what">\
@@ -248,14 +250,28 @@ enum Pages {
 
     /// Nanoseconds since the epoch as "2026-11-23 14:05", local time.
     static func date(_ nanoseconds: Int64) -> String {
-        var seconds = time_t(nanoseconds / 1_000_000_000)
-        var parts = tm()
-        guard localtime_r(&seconds, &parts) != nil else { return "" }
-        return String(format: "%04d-%02d-%02d %02d:%02d", Int(parts.tm_year) + 1900, Int(parts.tm_mon) + 1, Int(parts.tm_mday),
-                      Int(parts.tm_hour), Int(parts.tm_min))
+        guard let parts = calendar(nanoseconds, local: true) else { return "" }
+        return digits(Int(parts.tm_year) + 1900, 4) + "-" + digits(Int(parts.tm_mon) + 1, 2) + "-" + digits(Int(parts.tm_mday), 2)
+            + " " + digits(Int(parts.tm_hour), 2) + ":" + digits(Int(parts.tm_min), 2)
     }
 
+    /// Nanoseconds since the epoch as RFC 3339 in UTC ("2026-11-23T13:05:09Z"), for `<time datetime>`.
+    /// Written by hand: a Foundation date formatter costs more to make than a search to run.
     static func iso(_ nanoseconds: Int64) -> String {
-        ISO8601DateFormatter().string(from: Date(timeIntervalSince1970: Double(nanoseconds) / 1e9))
+        guard let parts = calendar(nanoseconds, local: false) else { return "" }
+        return digits(Int(parts.tm_year) + 1900, 4) + "-" + digits(Int(parts.tm_mon) + 1, 2) + "-" + digits(Int(parts.tm_mday), 2)
+            + "T" + digits(Int(parts.tm_hour), 2) + ":" + digits(Int(parts.tm_min), 2) + ":" + digits(Int(parts.tm_sec), 2) + "Z"
+    }
+
+    private static func calendar(_ nanoseconds: Int64, local: Bool) -> tm? {
+        var seconds = time_t(nanoseconds / 1_000_000_000)
+        var parts = tm()
+        return (local ? localtime_r(&seconds, &parts) : gmtime_r(&seconds, &parts)) != nil ? parts : nil
+    }
+
+    /// `value` in decimal, zero-padded to `width` digits.
+    private static func digits(_ value: Int, _ width: Int) -> String {
+        let text = String(value)
+        return text.count >= width ? text : String(repeating: "0", count: width - text.count) + text
     }
 }

@@ -106,8 +106,12 @@ final class ServeTests: WatchFixture {
         try write("b/harbour.txt", "Nothing to see.")
         try write("b/lighthouse.py", "# the lighthouse lamp\nprint('on')\n")
         try serve()
-        let hits = try get("/api/search?q=lighthouse").text
+        let answer = try get("/api/search?q=lighthouse")
+        let hits = answer.text
         #expect(hits.contains("<mark>lighthouse</mark>") && hits.contains("lighthouse.md") && hits.contains("lighthouse.txt"))
+        // The server's share, for the browser's tools and the benchmark: search = index + html.
+        let timing = try #require(answer.headers["server-timing"])
+        #expect(timing.contains(try Regex("^search;dur=[0-9.]+, index;dur=[0-9.]+, html;dur=[0-9.]+$")))
         #expect(!hits.contains("harbour.txt"))
         #expect(hits.contains("<time datetime="))
 

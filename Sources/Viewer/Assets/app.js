@@ -5,8 +5,10 @@
 
 const $ = (selector) => document.querySelector(selector);
 
-/// Timings of the last keystrokes (input event to results on the page, ms), for the benchmark.
+/// Timings of the last keystrokes (input event to results on the page, ms), and the server's
+/// share of each (its Server-Timing), for the benchmark.
 window.docentTimings = [];
+window.docentServerTimings = [];
 
 const search = {
   controller: null,
@@ -36,7 +38,11 @@ const search = {
       const html = await response.text();
       if (generation !== this.generation) return;
       this.show(html);
+      pictures.later();
       window.docentTimings.push(performance.now() - started);
+      const timing = performance.getEntriesByName(response.url).pop()?.serverTiming?.find((t) => t.name === "search");
+      if (timing) window.docentServerTimings.push(timing.duration);
+      performance.clearResourceTimings();
     } catch (error) {
       if (error.name !== "AbortError") $("#problem").textContent = "The viewer is not answering: " + error.message;
     }
@@ -63,6 +69,21 @@ const search = {
       const fresh = document.querySelectorAll("#hits li.new").length;
       if (fresh) $("#problem").textContent += ` (${fresh} new)`;
     });
+  },
+};
+
+/// Thumbnails of a typed query's hits load once typing pauses (the server names them in
+/// data-src): each keystroke's list would otherwise ask for pictures the next one replaces.
+const pictures = {
+  timer: 0,
+  later() {
+    clearTimeout(this.timer);
+    this.timer = setTimeout(() => {
+      for (const image of document.querySelectorAll("#hits img[data-src]")) {
+        image.src = image.dataset.src;
+        image.removeAttribute("data-src");
+      }
+    }, 150);
   },
 };
 

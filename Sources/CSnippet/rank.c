@@ -1,0 +1,154 @@
+/*
+ * docent_rank(fts, w0, w1, ...): FTS5's bm25() — the same formula, the same figures — made
+ * cheaper for the words that match most files, where ranking is nearly all of a search's
+ * cost (38,000 files, "python" in 11,500 of them: 13 ms in bm25(), of which 10 ms is looking
+ * up each row's length in the docsize table).
+ *
+ * - A row's length is remembered per connection, from one search to the next, until the
+ *   database changes (SQLITE_FCNTL_DATA_VERSION): typing "s", "sy", "sys" ranks mostly the
+ *   same rows again.
+ * - Each phrase's occurrences are read with xPhraseFirst/xPhraseNext rather than through
+ *   xInst, which first builds a merged array of every instance of every phrase.
+ *
+ * Both sum the same weights in the same order per phrase as bm25() (an occurrence in column
+ * c counts w_c; k1 = 1.2, b = 0.75; an IDF at or below zero is 1e-6), so scores are equal.
+ * Like bm25() it returns the score negated: lower is better.
+ */
+#include <math.h>
+#include <sqlite3.h>
+#include <stdlib.h>
+#include <string.h>
+#include "functions.h"
+
+enum { PAGE_BITS = 12, PAGE = 1 << PAGE_BITS };
+
+/* Row lengths in tokens (+1; 0 is "not known"), in pages of PAGE rows made as needed. */
+typedef struct {
+    sqlite3_int64 version;       /* the database's data version they were read at */
+    int known;                   /* `version` has been read */
+    int **pages;
+    size_t count;                /* of `pages` */
+} Lengths;
+
+static void lengths_clear(Lengths *lengths) {
+    for (size_t i = 0; i < lengths->count; i++) free(lengths->pages[i]);
+    free(lengths->pages);
+    lengths->pages = NULL;
+    lengths->count = 0;
+}
+
+static void lengths_free(void *value) {
+    Lengths *lengths = value;
+    lengths_clear(lengths);
+    free(lengths);
+}
+
+/* The slot of `rowid`, or NULL when it has none (out of range, out of memory). */
+static int *lengths_slot(Lengths *lengths, sqlite3_int64 rowid) {
+    if (rowid < 0 || rowid >= ((sqlite3_int64)1 << 31)) return NULL;
+    size_t index = (size_t)(rowid >> PAGE_BITS);
+    if (index >= lengths->count) {
+        size_t count = index + 1 > 2 * lengths->count ? index + 1 : 2 * lengths->count;
+        int **pages = realloc(lengths->pages, count * sizeof *pages);
+        if (!pages) return NULL;
+        memset(pages + lengths->count, 0, (count - lengths->count) * sizeof *pages);
+        lengths->pages = pages;
+        lengths->count = count;
+    }
+    int **page = &lengths->pages[index];
+    if (!*page && !(*page = calloc(PAGE, sizeof **page))) return NULL;
+    return &(*page)[rowid & (PAGE - 1)];
+}
+
+/* What one search needs of the whole table, worked out at its first row. */
+typedef struct {
+    int phrases;
+    double average;              /* tokens per row */
+    double *idf;                 /* per phrase */
+    double *frequency;           /* per phrase, for the row at hand */
+} Query;
+
+static int count_row(const Fts5ExtensionApi *api, Fts5Context *fts, void *context) {
+    (void)api; (void)fts;
+    ++*(sqlite3_int64 *)context;
+    return SQLITE_OK;
+}
+
+static int query_data(const Fts5ExtensionApi *api, Fts5Context *fts, Query **out) {
+    Query *query = api->xGetAuxdata(fts, 0);
+    if (query) { *out = query; return SQLITE_OK; }
+    int phrases = api->xPhraseCount(fts);
+    query = sqlite3_malloc64(sizeof *query + (size_t)phrases * 2 * sizeof(double));
+    if (!query) return SQLITE_NOMEM;
+    query->phrases = phrases;
+    query->idf = (double *)&query[1];
+    query->frequency = query->idf + phrases;
+    sqlite3_int64 rows = 0, tokens = 0;
+    int rc = api->xRowCount(fts, &rows);
+    if (rc == SQLITE_OK) rc = api->xColumnTotalSize(fts, -1, &tokens);
+    if (rc == SQLITE_OK) query->average = (double)tokens / (double)rows;
+    for (int i = 0; rc == SQLITE_OK && i < phrases; i++) {
+        sqlite3_int64 hits = 0;
+        rc = api->xQueryPhrase(fts, i, &hits, count_row);
+        double idf = log((rows - hits + 0.5) / (hits + 0.5));
+        query->idf[i] = idf <= 0.0 ? 1e-6 : idf;
+    }
+    if (rc == SQLITE_OK) rc = api->xSetAuxdata(fts, query, sqlite3_free);
+    else sqlite3_free(query);
+    if (rc == SQLITE_OK) *out = query;
+    return rc;
+}
+
+/* The row's length in tokens, from the connection's memory when the database is as it was. */
+static int row_length(const Fts5ExtensionApi *api, Fts5Context *fts, sqlite3_context *result, Lengths *lengths, int *length) {
+    sqlite3_int64 version = 0;
+    if (sqlite3_file_control(sqlite3_context_db_handle(result), "main", SQLITE_FCNTL_DATA_VERSION, &version) != SQLITE_OK) {
+        return api->xColumnSize(fts, -1, length);
+    }
+    if (!lengths->known || version != lengths->version) {
+        lengths_clear(lengths);
+        lengths->version = version;
+        lengths->known = 1;
+    }
+    int *slot = lengths_slot(lengths, api->xRowid(fts));
+    if (slot && *slot > 0) { *length = *slot - 1; return SQLITE_OK; }
+    int rc = api->xColumnSize(fts, -1, length);
+    if (rc == SQLITE_OK && slot) *slot = *length + 1;
+    return rc;
+}
+
+static void rank(const Fts5ExtensionApi *api, Fts5Context *fts, sqlite3_context *result, int argc, sqlite3_value **argv) {
+    const double k1 = 1.2, b = 0.75;
+    Query *query = NULL;
+    int rc = query_data(api, fts, &query);
+    if (rc != SQLITE_OK) { sqlite3_result_error_code(result, rc); return; }
+    for (int i = 0; i < query->phrases; i++) {
+        double frequency = 0;
+        Fts5PhraseIter iterator;
+        int column = 0, offset = 0;
+        rc = api->xPhraseFirst(fts, i, &iterator, &column, &offset);
+        if (rc != SQLITE_OK) { sqlite3_result_error_code(result, rc); return; }
+        while (column >= 0) {
+            frequency += argc > column ? sqlite3_value_double(argv[column]) : 1.0;
+            api->xPhraseNext(fts, &iterator, &column, &offset);
+        }
+        query->frequency[i] = frequency;
+    }
+    int length = 0;
+    rc = row_length(api, fts, result, api->xUserData(fts), &length);
+    if (rc != SQLITE_OK) { sqlite3_result_error_code(result, rc); return; }
+    double score = 0, d = (double)length;
+    for (int i = 0; i < query->phrases; i++) {
+        double f = query->frequency[i];
+        score += query->idf[i] * ((f * (k1 + 1.0)) / (f + k1 * (1 - b + b * d / query->average)));
+    }
+    sqlite3_result_double(result, -1.0 * score);
+}
+
+int docent_register_rank(fts5_api *api) {
+    Lengths *lengths = calloc(1, sizeof *lengths);
+    if (!lengths) return SQLITE_NOMEM;
+    int rc = api->xCreateFunction(api, "docent_rank", lengths, rank, lengths_free);
+    if (rc != SQLITE_OK) free(lengths);  /* FTS5 calls the destructor only for a function it keeps */
+    return rc;
+}

@@ -1,0 +1,112 @@
+import Foundation
+import GRDB
+@testable import Index
+import Testing
+import TestSupport
+
+/// Docent's own FTS5 functions against what they stand in for: `docent_rank` must give
+/// bm25()'s scores exactly, and `docent_snippet`, which counts tokens itself to skip to its
+/// window, must land on the same token the tokenizer would, however deep and whatever the text.
+@Suite("docent_rank and docent_snippet")
+struct SearchFunctionsTests {
+    let dir: TemporaryDirectory
+    let index: FileIndex
+
+    init() throws {
+        dir = try TemporaryDirectory()
+        index = try FileIndex(path: dir.path + "/data/docent/index.sqlite")
+    }
+
+    /// Words of many kinds: ASCII, accented, CJK runs, digits, a ligature, joined by ASCII
+    /// and non-ASCII separators (dashes, ellipses, curly quotes, bullets, emoji, no-break spaces).
+    static let words = ["alpha", "Beta", "gamma42", "naïve", "Crème", "brûlée", "東京都", "ﬁle", "straße", "İstanbul",
+                        "x", "I", "über-cool", "C3PO", "٣٤٥", "Ωmega", "résumé", "don't", "e.g.", "foo_bar"]
+    static let separators = [" ", " ", " ", "\n", ", ", " — ", "…", " “", "” ", " • ", " 🙂 ", "\u{00A0}", "\t", "; ", "/"]
+
+    /// A deterministic text of `count` words (a linear congruential generator, so every run sees the same text).
+    static func text(words count: Int, seed: UInt64) -> String {
+        var state = seed
+        var out = ""
+        out.reserveCapacity(count * 8)
+        for _ in 0..<count {
+            state = state &* 6364136223846793005 &+ 1442695040888963407
+            out += words[Int((state >> 33) % UInt64(words.count))]
+            out += separators[Int((state >> 17) % UInt64(separators.count))]
+        }
+        return out
+    }
+
+    @Test("docent_rank gives bm25()'s scores, also after the index changes under the same connection")
+    func rankEqualsBM25() throws {
+        var rows: [IndexedFile] = []
+        for i in 0..<60 {
+            // Lengths from a few words to many thousands, the query words repeated in some.
+            var body = Self.text(words: 20 + (i * 997) % 6000, seed: UInt64(i + 1))
+            if i % 3 == 0 { body += " memory allocation memory" }
+            if i % 7 == 0 { body += String(repeating: " allocation", count: i) }
+            rows.append(file("/r/doc\(i).txt", body, title: i % 5 == 0 ? "Memory notes \(i)" : nil, inode: Int64(i + 1), modified: Int64(i)))
+        }
+        try index.upsert(rows)
+        let queries = ["memory", "allocation", "memory allocation", "memory OR gamma42", "alpha NOT memory",
+                       "\"memory allocation\"", "alph*", "title : memory", "naive", "東京都 memory"]
+        func compare() throws {
+            for query in queries {
+                let pairs = try index.read { db in
+                    try Row.fetchAll(db, sql: """
+                        SELECT bm25(files_fts, \(FileIndex.weights)) AS a, docent_rank(files_fts, \(FileIndex.weights)) AS b
+                        FROM files_fts WHERE files_fts MATCH ?
+                        """, arguments: [query]).map { ($0["a"] as Double, $0["b"] as Double) }
+                }
+                #expect(!pairs.isEmpty, "\(query) matches")
+                for (a, b) in pairs { #expect(abs(a - b) <= 1e-9 * max(1, abs(a)), "\(query): bm25 \(a), docent_rank \(b)") }
+            }
+        }
+        try compare()
+        try compare()  // lengths now remembered
+        // Rows change length: remembered lengths must not be used for the new rows.
+        try index.upsert((0..<60).filter { $0 % 2 == 0 }.map { i in
+            file("/r/doc\(i).txt", Self.text(words: 50 + i * 31, seed: UInt64(i + 100)) + " memory allocation", inode: Int64(i + 1), modified: Int64(i + 1000))
+        })
+        try compare()
+    }
+
+    @Test("A snippet deep in a long text, among words of every kind, marks the word the match is on", arguments: [
+        0, 3, 40, 9_000, 15_000, 33_333, 70_001, 140_000,
+    ])
+    func deepSnippet(at depth: Int) throws {
+        // The marker with known neighbours at `depth` words into a long text (several 64 KB
+        // stretches, non-ASCII words across their edges); then more text after it.
+        let before = Self.text(words: depth, seed: UInt64(depth) + 7)
+        let after = Self.text(words: 3_000, seed: 99)
+        let body = before + "leftthree lefttwo leftone zanzibarmarker rightone " + after
+        try index.upsert([file("/r/long.txt", body, inode: 1, modified: 1)])
+        let hit = try #require(try index.search(SearchRequest(match: .term("zanzibarmarker"))).first)
+        let marked = "\(SearchHit.matchStart)zanzibarmarker\(SearchHit.matchEnd)"
+        #expect(hit.snippet.contains("leftthree lefttwo leftone \(marked) rightone"), "\(hit.snippet)")
+    }
+
+    @Test("Snippets of short texts (stored as they are), of a title match, and of a match at the very end")
+    func shortAndEdges() throws {
+        try index.upsert([
+            file("/r/short.txt", "tiny zanzibarmarker text", inode: 1, modified: 1),
+            file("/r/titled.txt", Self.text(words: 20_000, seed: 5), title: "The zanzibarmarker report", inode: 2, modified: 2),
+            file("/r/end.txt", Self.text(words: 30_000, seed: 6) + "last zanzibarmarker", inode: 3, modified: 3),
+        ])
+        let hits = try index.search(SearchRequest(match: .term("zanzibarmarker")))
+        let marked = "\(SearchHit.matchStart)zanzibarmarker\(SearchHit.matchEnd)"
+        func snippet(_ name: String) -> String? { hits.first { $0.displayPath == "/r/\(name)" }?.snippet }
+        #expect(snippet("short.txt") == "tiny \(marked) text")
+        #expect(snippet("titled.txt") == "The \(marked) report")
+        #expect(snippet("end.txt")?.hasSuffix("last \(marked)") == true, "\(snippet("end.txt") ?? "none")")
+    }
+
+    @Test("A damaged stored text fails the search as a damaged index, not as an empty snippet")
+    func damagedText() throws {
+        try index.upsert([file("/r/long.txt", Self.text(words: 5_000, seed: 3) + " zanzibarmarker", inode: 1, modified: 1)])
+        // Keep the frame's header, cut the rest short.
+        try index.write { db in
+            try db.execute(sql: "UPDATE texts SET body = substr(body, 1, 40)")
+        }
+        #expect(throws: IndexError.self) { try index.search(SearchRequest(match: .term("zanzibarmarker"))) }
+    }
+}
