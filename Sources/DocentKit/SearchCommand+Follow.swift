@@ -33,6 +33,7 @@ extension SearchCommand {
         var everything = request
         everything.limit = Int.max
         everything.snippets = false
+        everything.ranked = false  // the set is compared, not its order
         let first: [SearchHit], all: [SearchHit]
         do {
             first = try index.search(request)
@@ -116,9 +117,6 @@ package final class BackgroundWatch: Sendable {
         self.service = service
         let done = self.done
         let thread = Thread {
-            // The watch is the guest here as in `docent watch`: this thread and every thread
-            // it starts (and helper process) at idle priority, the viewer's answers at normal.
-            Priority.becomeBackgroundThread()
             do { try service.run() } catch { Output.error("watching stopped: \(error)") }
             done.signal()
         }

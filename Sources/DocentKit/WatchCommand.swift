@@ -197,17 +197,10 @@ enum Priority {
     /// class (seen in `ps -L` under load), so each thread in /proc/self/task is set.
     static func becomeBackground() {
         let threads = ((try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/task")) ?? []).compactMap { Int32($0) }
-        for thread in threads.isEmpty ? [0] : threads { idle(thread) }
-    }
-
-    /// The calling thread alone, and so the threads and processes it starts from now on.
-    static func becomeBackgroundThread() {
-        idle(0)
-    }
-
-    private static func idle(_ thread: Int32) {
-        _ = setpriority(__priority_which_t(PRIO_PROCESS.rawValue), id_t(thread), 19)
-        var parameters = sched_param(sched_priority: 0)
-        _ = sched_setscheduler(thread, 5, &parameters)  // SCHED_IDLE (5 in <linux/sched.h>; Glibc hides it without _GNU_SOURCE)
+        for thread in threads.isEmpty ? [0] : threads {
+            _ = setpriority(__priority_which_t(PRIO_PROCESS.rawValue), id_t(thread), 19)
+            var parameters = sched_param(sched_priority: 0)
+            _ = sched_setscheduler(thread, 5, &parameters)  // SCHED_IDLE (5 in <linux/sched.h>; Glibc hides it without _GNU_SOURCE)
+        }
     }
 }

@@ -87,9 +87,7 @@ public final class LiveIndexer: Sendable {
         paths.removeAll()
         let rows = Locked<[IndexedFile]>([])
         let (indexer, loaders) = (self.indexer, self.loaders)
-        // Threads of this batch's own rather than Dispatch's shared pool: they take this
-        // thread's priority, so a watch running inside `docent serve` stays a guest there too.
-        Workers.run(min(indexer.workers, work.count), name: "docent-live") { worker in
+        DispatchQueue.concurrentPerform(iterations: min(indexer.workers, work.count)) { worker in
             let loader = loaders.take(indexer: indexer)
             defer { if let loader { loaders.put(loader) } }
             var i = worker

@@ -25,6 +25,9 @@ public struct SearchRequest: Sendable {
     public var paths: [[UInt8]]?
     /// Whether hits get snippets (each costs a pass over the file's text).
     public var snippets = true
+    /// Whether hits are ranked (BM25 for every match); without, they come newest first, for
+    /// a caller that wants the set of matches (a live search comparing it after each commit).
+    public var ranked = true
 
     public init(match: FTSExpression?, contentTypes: Set<String>? = nil, limit: Int = 20) {
         self.match = match
@@ -135,7 +138,8 @@ extension FileIndex {
                 arguments.append(bound.value)
             }
         }
-        let ranked = request.match != nil
+        let joinsText = request.match != nil
+        let ranked = joinsText && request.ranked
         // First the ranking alone (BM25, docent_rank, for every match, then the order and the limit), then
         // snippets for the rows kept: a snippet costs a pass over the text, so it is never
         // made for a row the limit drops. The full-text match drives the join (CROSS JOIN keeps
@@ -151,7 +155,7 @@ extension FileIndex {
             """ : """
             SELECT files.id, files.path, files.contentType, files.title, files.modified,
                    \(ranked ? "-docent_rank(files_fts, \(Self.weights))" : "0.0") AS score
-            FROM \(ranked ? "files_fts CROSS JOIN files ON files.id = files_fts.rowid" : "files")
+            FROM \(joinsText ? "files_fts CROSS JOIN files ON files.id = files_fts.rowid" : "files")
             \(conditions.isEmpty ? "" : "WHERE " + conditions.joined(separator: " AND "))
             ORDER BY \(ranked ? "score DESC," : "") files.modified DESC
             LIMIT ?

@@ -253,6 +253,7 @@ struct ViewerServer: Sendable {
             else { return continuation.finish() }
             everything.limit = Int.max
             everything.snippets = false
+            everything.ranked = false  // the set is compared, not its order
             let all = everything
             var matching = Set(((try? await offPool { try index.search(all) }) ?? []).map(\.id))
             for await _ in updates {

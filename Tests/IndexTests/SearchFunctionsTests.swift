@@ -70,6 +70,24 @@ struct SearchFunctionsTests {
         try compare()
     }
 
+    @Test("A search without ranking (a live search's set of matches) finds the same files, newest first")
+    func unranked() throws {
+        try index.upsert((0..<40).map { i in
+            file("/r/doc\(i).txt", Self.text(words: 30 + i * 50, seed: UInt64(i + 1)) + (i % 3 == 0 ? " rareword" : ""),
+                 inode: Int64(i + 1), modified: Int64(i * 7 % 40))
+        })
+        for match in [FTSExpression.term("alpha"), .or([.term("naive"), .term("c3po")]), .not(.term("alpha"), .term("rareword"))] {
+            var request = SearchRequest(match: match, limit: Int.max)
+            request.snippets = false
+            let ranked = try index.search(request)
+            request.ranked = false
+            let unranked = try index.search(request)
+            #expect(!ranked.isEmpty)
+            #expect(Set(unranked.map(\.id)) == Set(ranked.map(\.id)))
+            #expect(unranked.map(\.modified) == unranked.map(\.modified).sorted(by: >))
+        }
+    }
+
     @Test("A snippet deep in a long text, among words of every kind, marks the word the match is on", arguments: [
         0, 3, 40, 9_000, 15_000, 33_333, 70_001, 140_000,
     ])
