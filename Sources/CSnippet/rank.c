@@ -5,8 +5,8 @@
  * up each row's length in the docsize table).
  *
  * - A row's length is remembered per connection, from one search to the next, until the
- *   database changes (SQLITE_FCNTL_DATA_VERSION): typing "s", "sy", "sys" ranks mostly the
- *   same rows again.
+ *   database changes (SQLITE_FCNTL_DATA_VERSION, read once a search): typing "s", "sy",
+ *   "sys" ranks mostly the same rows again.
  * - Each phrase's occurrences are read with xPhraseFirst/xPhraseNext rather than through
  *   xInst, which first builds a merged array of every instance of every phrase.
  *
@@ -74,9 +74,21 @@ static int count_row(const Fts5ExtensionApi *api, Fts5Context *fts, void *contex
     return SQLITE_OK;
 }
 
-static int query_data(const Fts5ExtensionApi *api, Fts5Context *fts, Query **out) {
+/* Forgets the remembered lengths when the database changed since they were read. */
+static void lengths_check(Lengths *lengths, sqlite3 *db) {
+    sqlite3_int64 version = 0;
+    int known = sqlite3_file_control(db, "main", SQLITE_FCNTL_DATA_VERSION, &version) == SQLITE_OK;
+    if (known && lengths->known && version == lengths->version) return;
+    lengths_clear(lengths);
+    lengths->version = version;
+    lengths->known = known;  /* a version that cannot be read is never trusted */
+}
+
+/* The query's figures, worked out at its first row; the remembered lengths checked then too. */
+static int query_data(const Fts5ExtensionApi *api, Fts5Context *fts, sqlite3_context *result, Query **out) {
     Query *query = api->xGetAuxdata(fts, 0);
     if (query) { *out = query; return SQLITE_OK; }
+    lengths_check(api->xUserData(fts), sqlite3_context_db_handle(result));
     int phrases = api->xPhraseCount(fts);
     query = sqlite3_malloc64(sizeof *query + (size_t)phrases * 2 * sizeof(double));
     if (!query) return SQLITE_NOMEM;
@@ -99,18 +111,9 @@ static int query_data(const Fts5ExtensionApi *api, Fts5Context *fts, Query **out
     return rc;
 }
 
-/* The row's length in tokens, from the connection's memory when the database is as it was. */
-static int row_length(const Fts5ExtensionApi *api, Fts5Context *fts, sqlite3_context *result, Lengths *lengths, int *length) {
-    sqlite3_int64 version = 0;
-    if (sqlite3_file_control(sqlite3_context_db_handle(result), "main", SQLITE_FCNTL_DATA_VERSION, &version) != SQLITE_OK) {
-        return api->xColumnSize(fts, -1, length);
-    }
-    if (!lengths->known || version != lengths->version) {
-        lengths_clear(lengths);
-        lengths->version = version;
-        lengths->known = 1;
-    }
-    int *slot = lengths_slot(lengths, api->xRowid(fts));
+/* The row's length in tokens, remembered while the database stays as it was. */
+static int row_length(const Fts5ExtensionApi *api, Fts5Context *fts, Lengths *lengths, int *length) {
+    int *slot = lengths->known ? lengths_slot(lengths, api->xRowid(fts)) : NULL;
     if (slot && *slot > 0) { *length = *slot - 1; return SQLITE_OK; }
     int rc = api->xColumnSize(fts, -1, length);
     if (rc == SQLITE_OK && slot) *slot = *length + 1;
@@ -120,7 +123,7 @@ static int row_length(const Fts5ExtensionApi *api, Fts5Context *fts, sqlite3_con
 static void rank(const Fts5ExtensionApi *api, Fts5Context *fts, sqlite3_context *result, int argc, sqlite3_value **argv) {
     const double k1 = 1.2, b = 0.75;
     Query *query = NULL;
-    int rc = query_data(api, fts, &query);
+    int rc = query_data(api, fts, result, &query);
     if (rc != SQLITE_OK) { sqlite3_result_error_code(result, rc); return; }
     for (int i = 0; i < query->phrases; i++) {
         double frequency = 0;
@@ -135,7 +138,7 @@ static void rank(const Fts5ExtensionApi *api, Fts5Context *fts, sqlite3_context 
         query->frequency[i] = frequency;
     }
     int length = 0;
-    rc = row_length(api, fts, result, api->xUserData(fts), &length);
+    rc = row_length(api, fts, api->xUserData(fts), &length);
     if (rc != SQLITE_OK) { sqlite3_result_error_code(result, rc); return; }
     double score = 0, d = (double)length;
     for (int i = 0; i < query->phrases; i++) {

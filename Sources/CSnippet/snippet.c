@@ -213,22 +213,13 @@ static int text_more(Text *text, size_t wanted) {
 
 /* ---- Counting and scanning tokens. ---- */
 
-static const unsigned char ascii_token[128] = {
-    ['0'] = 1, ['1'] = 1, ['2'] = 1, ['3'] = 1, ['4'] = 1, ['5'] = 1, ['6'] = 1, ['7'] = 1, ['8'] = 1, ['9'] = 1,
-    ['A'] = 1, ['B'] = 1, ['C'] = 1, ['D'] = 1, ['E'] = 1, ['F'] = 1, ['G'] = 1, ['H'] = 1, ['I'] = 1, ['J'] = 1,
-    ['K'] = 1, ['L'] = 1, ['M'] = 1, ['N'] = 1, ['O'] = 1, ['P'] = 1, ['Q'] = 1, ['R'] = 1, ['S'] = 1, ['T'] = 1,
-    ['U'] = 1, ['V'] = 1, ['W'] = 1, ['X'] = 1, ['Y'] = 1, ['Z'] = 1,
-    ['a'] = 1, ['b'] = 1, ['c'] = 1, ['d'] = 1, ['e'] = 1, ['f'] = 1, ['g'] = 1, ['h'] = 1, ['i'] = 1, ['j'] = 1,
-    ['k'] = 1, ['l'] = 1, ['m'] = 1, ['n'] = 1, ['o'] = 1, ['p'] = 1, ['q'] = 1, ['r'] = 1, ['s'] = 1, ['t'] = 1,
-    ['u'] = 1, ['v'] = 1, ['w'] = 1, ['x'] = 1, ['y'] = 1, ['z'] = 1,
-};
-
-/* ascii_token without a table: an ASCII letter or digit. */
+/* An ASCII letter or digit: unicode61's token characters among ASCII (every other ASCII
+   byte separates tokens). Without a table, so that runs of it vectorize. */
 static inline int alphanumeric(unsigned char byte) {
     return ((unsigned)(byte | 0x20) - 'a' < 26u) | ((unsigned)byte - '0' < 10u);
 }
 
-static int separates(unsigned char byte) { return byte < 0x80 && !ascii_token[byte]; }
+static int separates(unsigned char byte) { return byte < 0x80 && !alphanumeric(byte); }
 
 static int count_token(void *context, int flags, const char *token, int length, int start, int end) {
     (void)token; (void)length; (void)start; (void)end;
@@ -260,7 +251,7 @@ static int count_tokens(const Fts5ExtensionApi *api, Fts5Context *fts, const cha
         }
         unsigned char byte = (unsigned char)bytes[i];
         if (byte < 0x80) {
-            int token = ascii_token[byte];
+            int token = alphanumeric(byte);
             tokens += token & !inside;
             inside = token;
             if (!token) word = i + 1;

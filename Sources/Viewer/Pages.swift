@@ -250,28 +250,17 @@ enum Pages {
 
     /// Nanoseconds since the epoch as "2026-11-23 14:05", local time.
     static func date(_ nanoseconds: Int64) -> String {
-        guard let parts = calendar(nanoseconds, local: true) else { return "" }
-        return digits(Int(parts.tm_year) + 1900, 4) + "-" + digits(Int(parts.tm_mon) + 1, 2) + "-" + digits(Int(parts.tm_mday), 2)
-            + " " + digits(Int(parts.tm_hour), 2) + ":" + digits(Int(parts.tm_min), 2)
-    }
-
-    /// Nanoseconds since the epoch as RFC 3339 in UTC ("2026-11-23T13:05:09Z"), for `<time datetime>`.
-    /// Written by hand: a Foundation date formatter costs more to make than a search to run.
-    static func iso(_ nanoseconds: Int64) -> String {
-        guard let parts = calendar(nanoseconds, local: false) else { return "" }
-        return digits(Int(parts.tm_year) + 1900, 4) + "-" + digits(Int(parts.tm_mon) + 1, 2) + "-" + digits(Int(parts.tm_mday), 2)
-            + "T" + digits(Int(parts.tm_hour), 2) + ":" + digits(Int(parts.tm_min), 2) + ":" + digits(Int(parts.tm_sec), 2) + "Z"
-    }
-
-    private static func calendar(_ nanoseconds: Int64, local: Bool) -> tm? {
         var seconds = time_t(nanoseconds / 1_000_000_000)
         var parts = tm()
-        return (local ? localtime_r(&seconds, &parts) : gmtime_r(&seconds, &parts)) != nil ? parts : nil
+        guard localtime_r(&seconds, &parts) != nil else { return "" }
+        return String(format: "%04d-%02d-%02d %02d:%02d", Int(parts.tm_year) + 1900, Int(parts.tm_mon) + 1, Int(parts.tm_mday),
+                      Int(parts.tm_hour), Int(parts.tm_min))
     }
 
-    /// `value` in decimal, zero-padded to `width` digits.
-    private static func digits(_ value: Int, _ width: Int) -> String {
-        let text = String(value)
-        return text.count >= width ? text : String(repeating: "0", count: width - text.count) + text
+    /// Nanoseconds since the epoch as RFC 3339 in UTC, for `<time datetime>`: the format style,
+    /// as the document readers write dates (an `ISO8601DateFormatter` made per hit cost 120 µs
+    /// each, 12% of the server's time).
+    static func iso(_ nanoseconds: Int64) -> String {
+        Date(timeIntervalSince1970: Double(nanoseconds) / 1e9).formatted(.iso8601)
     }
 }
