@@ -186,7 +186,8 @@ def bench(url, root, queries):
         keystrokes = driver.execute_script("return window.docentTimings || []")
         server = driver.execute_script("return window.docentServerTimings || []")
         # Disk to preview: a file in the scratch root, edited; the time from the write to the
-        # preview's change in the page (a MutationObserver stamps it).
+        # preview's change in the page (a MutationObserver stamps it with Date.now(), the same
+        # wall clock as Python's time.time(); performance.timeOrigin drifts from it by ms).
         probe = os.path.join(root, "latency-probe.txt")
         write(probe, "latencyprobe version 0\n")
         field.clear()
@@ -198,7 +199,7 @@ def bench(url, root, queries):
         wait(driver, lambda d: "version 0" in text(d, "#preview"), "the probe's preview")
         driver.execute_script("""
             window.docentChanges = [];
-            new MutationObserver(() => window.docentChanges.push(performance.timeOrigin + performance.now()))
+            new MutationObserver(() => window.docentChanges.push(Date.now()))
               .observe(document.querySelector('#preview'), {childList: true, subtree: true, characterData: true});""")
         changes = []
         for version in range(1, 31):

@@ -55,30 +55,38 @@ struct ServerSentEvent: Sendable {
 }
 
 extension Response {
-    /// A Server-Sent Events stream of `events`, with a comment every 30 s while it is open, so
-    /// a closed tab is noticed (the write fails) and its subscription ends. A stream ends when
-    /// the server shuts down (Ctrl-C does not wait for open tabs).
-    static func eventStream(_ events: AsyncStream<ServerSentEvent>) -> Response {
+    /// A Server-Sent Events stream of `events` in answer to `request`. It ends, and with it
+    /// the work behind it (a live search, a followed file), as soon as the browser closes the
+    /// connection: a page that moves to another query closes its old stream, and a search
+    /// left subscribed would run again after every commit. A comment every 30 s finds
+    /// connections that vanished without a close; Ctrl-C ends every stream at once.
+    static func eventStream(_ events: AsyncStream<ServerSentEvent>, for request: Request) -> Response {
         var headers = HTTPFields()
         headers[.contentType] = "text/event-stream; charset=utf-8"
         headers[.cacheControl] = "no-store"
         return Response(status: .ok, headers: headers, body: ResponseBody { writer in
-            try await withThrowingTaskGroup(of: Void.self) { group in
-                let (beats, beat) = AsyncStream<String>.makeStream()
-                group.addTask {
-                    for await event in events { beat.yield(event.encoded) }
-                    beat.finish()
-                }
-                group.addTask {
-                    while !Task.isCancelled {
-                        try await Task.sleep(for: .seconds(30))
-                        beat.yield(": still here\n\n")
+            do {
+                try await request.body.consumeWithCancellationOnInboundClose { _ in
+                    try await withThrowingTaskGroup(of: Void.self) { group in
+                        let (beats, beat) = AsyncStream<String>.makeStream()
+                        group.addTask {
+                            for await event in events { beat.yield(event.encoded) }
+                            beat.finish()
+                        }
+                        group.addTask {
+                            while !Task.isCancelled {
+                                try await Task.sleep(for: .seconds(30))
+                                beat.yield(": still here\n\n")
+                            }
+                        }
+                        // "retry" tells the browser to come back quickly after a restart.
+                        try await writer.write(ByteBuffer(string: "retry: 1000\n\n"))
+                        for try await chunk in beats.cancelOnGracefulShutdown() { try await writer.write(ByteBuffer(string: chunk)) }
+                        group.cancelAll()
                     }
                 }
-                // "retry" tells the browser to come back quickly after a restart.
-                try await writer.write(ByteBuffer(string: "retry: 1000\n\n"))
-                for try await chunk in beats.cancelOnGracefulShutdown() { try await writer.write(ByteBuffer(string: chunk)) }
-                group.cancelAll()
+            } catch is CancellationError {
+                return  // the browser went away: nobody to finish for
             }
             try await writer.finish(nil)
         })

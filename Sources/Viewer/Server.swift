@@ -109,7 +109,7 @@ struct ViewerServer: Sendable {
         }
         router.get("/events/search") { request, _ in
             let (query, group, root) = Self.parameters(request)
-            return Response.eventStream(searchEvents(query: query, group: group, root: root))
+            return Response.eventStream(searchEvents(query: query, group: group, root: root), for: request)
         }
         router.get("/doc/:id") { _, context in
             guard let (id, file) = try await row(context) else { return Self.notFound() }
@@ -121,9 +121,9 @@ struct ViewerServer: Sendable {
             let view = try await offPool { documents.view(file, id: id) }
             return Self.html(Pages.preview(view))
         }
-        router.get("/events/preview/:id") { _, context in
+        router.get("/events/preview/:id") { request, context in
             guard let (id, file) = try await row(context) else { return Self.notFound() }
-            return Response.eventStream(previewEvents(id: id, file: file))
+            return Response.eventStream(previewEvents(id: id, file: file), for: request)
         }
         router.get("/raw/:id") { _, context in
             guard let (_, file) = try await row(context) else { return Self.notFound() }
@@ -161,8 +161,8 @@ struct ViewerServer: Sendable {
         router.get("/api/status") { _, _ in
             Self.html(try await offPool { try statusFragment() })
         }
-        router.get("/events/status") { _, _ in
-            Response.eventStream(statusEvents())
+        router.get("/events/status") { request, _ in
+            Response.eventStream(statusEvents(), for: request)
         }
         router.get("/static/app.js") { _, _ in Self.asset(PackageResources.app_js, type: "text/javascript; charset=utf-8") }
         router.get("/static/app.css") { _, _ in Self.asset(PackageResources.app_css, type: "text/css; charset=utf-8") }

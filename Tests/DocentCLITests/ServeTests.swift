@@ -166,6 +166,34 @@ final class ServeTests: WatchFixture {
         #expect(status.contains("Pending changes") && status.contains(root))
     }
 
+    @Test("A stream the browser closes ends at once, and the work behind it with it (not at the next 30 s heartbeat)")
+    func closedStreamsEnd() throws {
+        try write("log.txt", "an entry about comets")
+        try serve()
+        let log = try id(of: "log.txt", query: "comets")
+        let pid = try #require(server?.pid)
+        // Each followed preview holds an inotify instance in the server; count them.
+        func inotifyInstances() -> Int {
+            let fds = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/fd")) ?? []
+            return fds.filter { (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(pid)/fd/\($0)")) == "anon_inode:inotify" }.count
+        }
+        func settles(to count: Int) -> Bool {
+            for _ in 0..<100 where inotifyInstances() != count { usleep(20_000) }
+            return inotifyInstances() == count
+        }
+        let before = inotifyInstances()
+        var streams = try (0..<3).map { _ in try http.stream("/events/preview/\(log)", cookie: cookie) }
+        for stream in streams { #expect(stream.next("preview")?.contains("comets") == true) }
+        #expect(settles(to: before + 3), "three followed previews")
+        streams.removeLast(2)  // closes two connections
+        #expect(settles(to: before + 1), "the two closed streams still follow their file")
+        // The one left open still follows the disk.
+        try write("log.txt", "a later entry about comets")
+        #expect(streams[0].next("preview")?.contains("later entry") == true)
+        streams.removeAll()
+        #expect(settles(to: before))
+    }
+
     @Test("Pictures: images, a PDF's first page and a song's cover, kept in the freedesktop thumbnail cache and shared")
     func pictures() throws {
         func tool(_ arguments: [String]) throws {
