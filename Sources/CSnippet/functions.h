@@ -1,8 +1,27 @@
 #ifndef DOCENT_FUNCTIONS_H
 #define DOCENT_FUNCTIONS_H
+#include <stddef.h>
 #include <sqlite3.h>
 
 /* Registers docent_rank (rank.c) with FTS5 on one connection. */
 int docent_register_rank(fts5_api *api);
+
+/* Counts the tokens of `bytes[0..<length]` (a word with non-ASCII bytes in it) into `*count`. */
+typedef int (*WordCounter)(void *context, const char *bytes, int length, int *count);
+
+/* The tokens in bytes[0..<length], which must end at a separator, counted exactly as
+   unicode61 splits them: runs of ASCII letters and digits counted here, each word with other
+   bytes in it handed to `counter` (snippet.c). */
+int docent_count_tokens(WordCounter counter, void *context, const char *bytes, size_t length, int *count);
+
+/* Whether `byte` always separates tokens: an ASCII byte that is not a letter or digit. */
+int docent_separates(unsigned char byte);
+
+/* The last index in (from, length] just after a separator, or 0 when there is none. */
+size_t docent_whole_tokens_end(const char *bytes, size_t from, size_t length);
+
+static inline unsigned docent_le32(const unsigned char *bytes) {
+    return (unsigned)bytes[0] | (unsigned)bytes[1] << 8 | (unsigned)bytes[2] << 16 | (unsigned)bytes[3] << 24;
+}
 
 #endif

@@ -39,7 +39,9 @@ typedef struct {
     int complete;                /* the whole text is in `bytes` */
     sqlite3_blob *blob;          /* a stored text: one method byte, then the text or a zstd frame */
     int blob_size, blob_read;
-    ZSTD_DStream *stream;        /* for method 1 */
+    ZSTD_DStream *stream;        /* for methods 1 and 2 */
+    int frames;                  /* method 2: more frames may follow the one being read */
+    int tokens_before;           /* tokens in the text before `bytes` began */
     unsigned char input[INPUT];
     ZSTD_inBuffer in;
 } Text;
@@ -151,8 +153,9 @@ static int text_open_row(Text *text, sqlite3 *db, sqlite3_int64 id, int column) 
     return rc;
 }
 
-/* A stored text (body, parts), opened for streaming. */
-static int text_open_blob(Text *text, sqlite3 *db, sqlite3_int64 id, int column) {
+/* A stored text (body, parts), opened for streaming from the start, or for a text stored in
+   blocks (method 2, StoredText.swift) from the block that holds token `first`. */
+static int text_open_blob(Text *text, sqlite3 *db, sqlite3_int64 id, int column, int first) {
     int rc = sqlite3_blob_open(db, "main", "texts", column == BODY ? "body" : "parts", id, 0, &text->blob);
     if (rc != SQLITE_OK) {  /* no stored text: as the content view, which joins on it, reads "" */
         text->blob = NULL;
@@ -165,7 +168,28 @@ static int text_open_blob(Text *text, sqlite3 *db, sqlite3_int64 id, int column)
     rc = sqlite3_blob_read(text->blob, &method, 1, 0);
     if (rc != SQLITE_OK) return rc;
     text->blob_read = 1;
-    if (method == 1) {
+    if (method == 2) {
+        /* A table of blocks (frame size, text size, tokens before it), then the frames. */
+        unsigned char head[4];
+        if ((rc = sqlite3_blob_read(text->blob, head, 4, 1)) != SQLITE_OK) return rc;
+        unsigned blocks = docent_le32(head);
+        if (blocks == 0 || blocks > (unsigned)(text->blob_size - 5) / 12) return SQLITE_CORRUPT;
+        unsigned char *table = malloc((size_t)blocks * 12);
+        if (!table) return SQLITE_NOMEM;
+        if ((rc = sqlite3_blob_read(text->blob, table, (int)blocks * 12, 5)) != SQLITE_OK) { free(table); return rc; }
+        long long offset = 5 + (long long)blocks * 12;
+        for (unsigned k = 0; k < blocks; k++) {
+            unsigned before = docent_le32(table + k * 12 + 8);
+            if (k > 0 && before > (unsigned)first) break;
+            if (k > 0) offset += docent_le32(table + (k - 1) * 12);
+            text->tokens_before = (int)before;
+        }
+        free(table);
+        if (offset >= text->blob_size) return SQLITE_CORRUPT;
+        text->blob_read = (int)offset;
+        text->frames = 1;
+    }
+    if (method == 1 || method == 2) {
         text->stream = stream_take();
         if (!text->stream) return SQLITE_NOMEM;
         text->in = (ZSTD_inBuffer){ .src = text->input, .size = 0, .pos = 0 };
@@ -203,7 +227,8 @@ static int text_more(Text *text, size_t wanted) {
         if (ZSTD_isError(result)) return SQLITE_CORRUPT;
         text->length += out.pos;
         if (result == 0) {
-            text->complete = 1;  /* the frame ended */
+            /* The frame ended: the text did, unless a block's frame follows. */
+            if (!text->frames || (text->in.pos == text->in.size && text->blob_read == text->blob_size)) text->complete = 1;
         } else if (out.pos == 0 && text->in.pos == text->in.size && text->blob_read == text->blob_size) {
             return SQLITE_CORRUPT;  /* all read and the frame wants more: it is cut short */
         }
@@ -219,7 +244,7 @@ static inline int alphanumeric(unsigned char byte) {
     return ((unsigned)(byte | 0x20) - 'a' < 26u) | ((unsigned)byte - '0' < 10u);
 }
 
-static int separates(unsigned char byte) { return byte < 0x80 && !alphanumeric(byte); }
+int docent_separates(unsigned char byte) { return byte < 0x80 && !alphanumeric(byte); }
 
 static int count_token(void *context, int flags, const char *token, int length, int start, int end) {
     (void)token; (void)length; (void)start; (void)end;
@@ -227,10 +252,18 @@ static int count_token(void *context, int flags, const char *token, int length, 
     return SQLITE_OK;
 }
 
-/* The tokens in bytes[0..<length], which ends at a separator: runs of ASCII letters and
-   digits, and each word with other bytes in it (from the separator before it to the one
-   after) counted by the tokenizer, which knows which of those characters separate. */
-static int count_tokens(const Fts5ExtensionApi *api, Fts5Context *fts, const char *bytes, size_t length, int *count) {
+/* The table's tokenizer through the auxiliary-function API, as a word counter. */
+typedef struct {
+    const Fts5ExtensionApi *api;
+    Fts5Context *fts;
+} TableTokenizer;
+
+static int table_count(void *context, const char *bytes, int length, int *count) {
+    TableTokenizer *table = context;
+    return table->api->xTokenize(table->fts, bytes, length, count, count_token);
+}
+
+int docent_count_tokens(WordCounter counter, void *context, const char *bytes, size_t length, int *count) {
     int tokens = 0, inside = 0;
     size_t word = 0;  /* just after the last separator */
     for (size_t i = 0; i < length;) {
@@ -260,8 +293,8 @@ static int count_tokens(const Fts5ExtensionApi *api, Fts5Context *fts, const cha
         }
         if (inside) tokens--;  /* its start was counted: the tokenizer counts the word again */
         size_t end = i;
-        while (end < length && !separates((unsigned char)bytes[end])) end++;
-        int counted = 0, rc = api->xTokenize(fts, bytes + word, (int)(end - word), &counted, count_token);
+        while (end < length && !docent_separates((unsigned char)bytes[end])) end++;
+        int counted = 0, rc = counter(context, bytes + word, (int)(end - word), &counted);
         if (rc != SQLITE_OK) return rc;
         tokens += counted;
         inside = 0;
@@ -293,10 +326,9 @@ static int on_token(void *context, int flags, const char *token, int length, int
     return SQLITE_OK;
 }
 
-/* The last index in (from, length] just after a separator, or 0 when there is none. */
-static size_t whole_tokens_end(const char *bytes, size_t from, size_t length) {
+size_t docent_whole_tokens_end(const char *bytes, size_t from, size_t length) {
     size_t end = length;
-    while (end > from && !separates((unsigned char)bytes[end - 1])) end--;
+    while (end > from && !docent_separates((unsigned char)bytes[end - 1])) end--;
     return end > from ? end : 0;
 }
 
@@ -304,15 +336,16 @@ static size_t whole_tokens_end(const char *bytes, size_t from, size_t length) {
    `*base` is set to the offset in text->bytes that the scan's offsets count from. */
 static int scan_window(const Fts5ExtensionApi *api, Fts5Context *fts, Text *text, Scan *scan, size_t *base) {
     size_t position = 0;
-    int count = 0, rc;
+    int count = text->tokens_before, rc;
+    TableTokenizer table = { api, fts };
     /* Past whole stretches that end before the window, counting their tokens. */
     for (;;) {
         if ((rc = text_more(text, position + BLOCK + 1)) != SQLITE_OK) return rc;
         if (text->length - position <= BLOCK) break;  /* the rest is all there and short */
-        size_t end = whole_tokens_end(text->bytes, position, position + BLOCK);
+        size_t end = docent_whole_tokens_end(text->bytes, position, position + BLOCK);
         if (end == 0) break;  /* one token longer than a stretch: tokenize from here */
         int tokens = 0;
-        if ((rc = count_tokens(api, fts, text->bytes + position, end - position, &tokens)) != SQLITE_OK) return rc;
+        if ((rc = docent_count_tokens(table_count, &table, text->bytes + position, end - position, &tokens)) != SQLITE_OK) return rc;
         if (count + tokens > scan->first) break;  /* the window starts in this stretch */
         count += tokens;
         position = end;
@@ -323,7 +356,7 @@ static int scan_window(const Fts5ExtensionApi *api, Fts5Context *fts, Text *text
     size_t wanted = position + BLOCK;
     for (;;) {
         if ((rc = text_more(text, wanted)) != SQLITE_OK) return rc;
-        size_t end = text->complete ? text->length : whole_tokens_end(text->bytes, position, text->length);
+        size_t end = text->complete ? text->length : docent_whole_tokens_end(text->bytes, position, text->length);
         Scan attempt = *scan;
         attempt.count = count;
         if (end > position) {
@@ -381,7 +414,7 @@ static void snippet(const Fts5ExtensionApi *api, Fts5Context *fts, sqlite3_conte
     text_init(&text);
     sqlite3 *db = sqlite3_context_db_handle(result);
     sqlite3_int64 id = api->xRowid(fts);
-    rc = column == BODY || column == PARTS ? text_open_blob(&text, db, id, column) : text_open_row(&text, db, id, column);
+    rc = column == BODY || column == PARTS ? text_open_blob(&text, db, id, column, best_first) : text_open_row(&text, db, id, column);
     Scan scan = { .first = best_first, .last = best_first + WINDOW - 1 };
     size_t base = 0;
     if (rc == SQLITE_OK) rc = scan_window(api, fts, &text, &scan, &base);

@@ -111,6 +111,17 @@ extension FileIndex {
             // through a range on the folded name, not a scan of every row.
             try db.execute(sql: "CREATE INDEX files_folded_name ON files(lower(name))")
         }
+        migrator.registerMigration("v7") { db in
+            // Long texts stored in blocks (StoredText method 2), so snippets deep in them read
+            // one block. Only frames big enough to hold such a text are looked at; the same
+            // text goes back, so FTS5, whose content is these texts, is unchanged.
+            try db.execute(sql: """
+                UPDATE texts SET body = docent_deflate(docent_inflate(body))
+                    WHERE length(body) >= 49152 AND substr(body, 1, 1) = x'01';
+                UPDATE texts SET parts = docent_deflate(docent_inflate(parts))
+                    WHERE length(parts) >= 49152 AND substr(parts, 1, 1) = x'01';
+                """)
+        }
         return migrator
     }
 }

@@ -1,3 +1,4 @@
+import CSnippet
 import CZstd
 import Foundation
 import GRDB
@@ -7,15 +8,33 @@ import GRDB
 /// `docent_inflate` in the `files_text` view that FTS5 uses for snippets.
 ///
 /// Format: one byte, 0 for the text as it is, 1 for a Zstandard frame (which records the
-/// text's length) after it.
+/// text's length) after it, 2 for a long text in blocks: a table (each block's compressed
+/// size, text size, and the tokens before it) and a frame per block (`docent_store_blocks`
+/// in blocks.c), so that `docent_snippet` starts reading at the block that holds its window.
 enum StoredText {
     /// Texts shorter than this are stored as they are (a frame's header costs more than it saves).
     static let smallest = 96
+    /// Texts at least this long are stored in blocks of `blockSize`: a snippet deep in a 6 MB
+    /// text then decompresses and counts one block, not everything before it. Independent
+    /// blocks cost a little compression (about 2% on the corpus's long texts).
+    static let blockedFrom = 256 << 10
+    static let blockSize = 128 << 10
 
     static func deflate(_ text: String) -> Data {
         var text = text
         return text.withUTF8 { bytes -> Data in
             guard bytes.count >= smallest else { return Data([0]) + Data(bytes) }
+            if bytes.count >= blockedFrom {
+                var stored: UnsafeMutablePointer<UInt8>?
+                var length = 0
+                let rc = bytes.withMemoryRebound(to: CChar.self) {
+                    docent_store_blocks($0.baseAddress, $0.count, blockSize, 1, &stored, &length)
+                }
+                if rc == 0, let stored {  // else (one block, or a failure) one frame says the same
+                    defer { free(stored) }
+                    return Data(bytes: stored, count: length)
+                }
+            }
             // Compressed into scratch space as large as the worst case, then copied out at its
             // own size: a Data shrunk in place keeps its whole allocation, and a batch holds hundreds.
             let capacity = ZSTD_compressBound(bytes.count)
@@ -33,10 +52,11 @@ enum StoredText {
     static func inflate(_ data: Data) -> String? {
         guard let method = data.first else { return "" }
         if method == 0 { return String(decoding: data.dropFirst(), as: UTF8.self) }
-        guard method == 1 else { return nil }
+        guard let start = framesStart(data) else { return nil }
         return data.withUnsafeBytes { raw -> String? in
-            let frame = UnsafeRawBufferPointer(rebasing: raw[1...])
-            let size = ZSTD_getFrameContentSize(frame.baseAddress, frame.count)
+            let frame = UnsafeRawBufferPointer(rebasing: raw[start...])
+            // Method 2's frames follow each other: decompressed in one call, to the table's total.
+            let size = method == 2 ? blocksTextSize(raw) : ZSTD_getFrameContentSize(frame.baseAddress, frame.count)
             // ZSTD_CONTENTSIZE_UNKNOWN and _ERROR are the two largest values; a stored text is < 4 GB.
             guard size < UInt64(UInt32.max) else { return nil }
             var failed = false
@@ -55,17 +75,19 @@ enum StoredText {
     static func inflate(_ data: Data, prefix limit: Int) -> String? {
         guard let method = data.first else { return "" }
         if method == 0 { return wholeCharacters(Array(data.dropFirst().prefix(limit))) }
-        guard method == 1, let stream = ZSTD_createDStream() else { return nil }
+        guard let start = framesStart(data), let stream = ZSTD_createDStream() else { return nil }
         defer { ZSTD_freeDStream(stream) }
         var output = [UInt8](repeating: 0, count: max(limit, 0))
         let produced = data.withUnsafeBytes { raw -> Int? in
             output.withUnsafeMutableBytes { out -> Int? in
-                var input = ZSTD_inBuffer(src: raw.baseAddress! + 1, size: raw.count - 1, pos: 0)
+                var input = ZSTD_inBuffer(src: raw.baseAddress! + start, size: raw.count - start, pos: 0)
                 var buffer = ZSTD_outBuffer(dst: out.baseAddress, size: out.count, pos: 0)
                 while buffer.pos < buffer.size {
                     let result = ZSTD_decompressStream(stream, &buffer, &input)
                     if ZSTD_isError(result) != 0 { return nil }
-                    if result == 0 { break }  // the frame ended
+                    // A frame ended: the text did, unless another block's frame follows.
+                    if result == 0 && input.pos == input.size { break }
+                    if result == 0 { continue }
                     // All input read, room left, and the frame still wants more: it is cut short.
                     if input.pos == input.size && buffer.pos < buffer.size { return nil }
                 }
@@ -74,6 +96,26 @@ enum StoredText {
         }
         guard let produced else { return nil }
         return wholeCharacters(Array(output.prefix(produced)))
+    }
+
+    /// Where the first frame starts: after the method byte, and for method 2 after its table;
+    /// nil for a method or a table that is not a stored text's.
+    private static func framesStart(_ data: Data) -> Int? {
+        switch data.first {
+        case 1: return 1
+        case 2:
+            guard data.count >= 5 else { return nil }
+            let blocks = data.withUnsafeBytes { Int(UInt32(littleEndian: $0.loadUnaligned(fromByteOffset: 1, as: UInt32.self))) }
+            let start = 5 + blocks * 12
+            return blocks > 0 && start < data.count ? start : nil
+        default: return nil
+        }
+    }
+
+    /// Method 2's text size: the sum of its table's text sizes.
+    private static func blocksTextSize(_ raw: UnsafeRawBufferPointer) -> UInt64 {
+        let blocks = Int(UInt32(littleEndian: raw.loadUnaligned(fromByteOffset: 1, as: UInt32.self)))
+        return (0..<blocks).reduce(0) { $0 + UInt64(UInt32(littleEndian: raw.loadUnaligned(fromByteOffset: 5 + $1 * 12 + 4, as: UInt32.self))) }
     }
 
     /// `bytes` as text, leaving out a character the cut split.

@@ -158,6 +158,17 @@ struct FileIndexTests {
             #expect(long.hasPrefix(prefix) && !prefix.contains("\u{FFFD}"), "\(limit)")
             #expect(prefix.utf8.count <= limit && prefix.utf8.count > limit - 4 || limit >= 600_000 && prefix == long, "\(limit)")
         }
+        // A long text with separators is stored in blocks, read back whole and by prefix,
+        // across blocks' edges; a table that points past the end is not a stored text.
+        let blocked = String(repeating: "word é日 ", count: 120_000)  // 1.2 MB
+        let blocks = StoredText.deflate(blocked)
+        #expect(blocks.first == 2 && blocks.count < blocked.utf8.count / 4)
+        #expect(StoredText.inflate(blocks) == blocked)
+        for limit in [0, 5, 480, StoredText.blockSize - 1, StoredText.blockSize + 7, 700_001, 2_000_000] {
+            let prefix = try #require(StoredText.inflate(blocks, prefix: limit))
+            #expect(blocked.hasPrefix(prefix) && prefix.utf8.count > min(limit, blocked.utf8.count) - 4, "\(limit)")
+        }
+        #expect(StoredText.inflate(blocks.prefix(40)) == nil && StoredText.inflate(Data([2, 9, 0, 0, 0, 1, 2]), prefix: 5) == nil)
         let short = StoredText.deflate("court")  // stored as it is
         #expect(short.first == 0 && StoredText.inflate(short, prefix: 3) == "cou")
         #expect(StoredText.inflate(Data([1, 0x28, 0xB5, 0x2F, 0xFD, 9, 9]), prefix: 10) == nil)

@@ -98,9 +98,35 @@ struct SearchFunctionsTests {
         let after = Self.text(words: 3_000, seed: 99)
         let body = before + "leftthree lefttwo leftone zanzibarmarker rightone " + after
         try index.upsert([file("/r/long.txt", body, inode: 1, modified: 1)])
+        // Long texts are stored in blocks (the snippet starts at the window's), short ones in one frame.
+        #expect(try storedMethod() == (body.utf8.count >= StoredText.blockedFrom ? 2 : 1))
         let hit = try #require(try index.search(SearchRequest(match: .term("zanzibarmarker"))).first)
         let marked = "\(SearchHit.matchStart)zanzibarmarker\(SearchHit.matchEnd)"
         #expect(hit.snippet.contains("leftthree lefttwo leftone \(marked) rightone"), "\(hit.snippet)")
+    }
+
+    /// The first byte of the one stored body: how it is stored.
+    func storedMethod() throws -> UInt8? {
+        try index.read { db in try Data.fetchOne(db, sql: "SELECT body FROM texts")?.first }
+    }
+
+    @Test("In a text stored in blocks, every one of 300 markers (some at blocks' edges, some past a 200 KB run without an ASCII separator) has its own neighbours")
+    func blockEdges() throws {
+        // Markers about every 3 KB through 1 MB, with a stretch of CJK and emoji longer than a
+        // block, so a block must run on to the next separator.
+        var body = ""
+        for n in 0..<300 {
+            body += Self.text(words: 300 + n % 7, seed: UInt64(n))
+            if n == 150 { body += String(repeating: "東京都🙂", count: 200_000 / 13) + " " }
+            body += "left\(n) mark\(n)q right\(n) "
+        }
+        try index.upsert([file("/r/blocks.txt", body, inode: 1, modified: 1)])
+        #expect(try storedMethod() == 2)
+        for n in 0..<300 {
+            let hit = try #require(try index.search(SearchRequest(match: .term("mark\(n)q"))).first, "mark\(n)q")
+            let marked = "\(SearchHit.matchStart)mark\(n)q\(SearchHit.matchEnd)"
+            #expect(hit.snippet.contains("left\(n) \(marked) right\(n)"), "\(n): \(hit.snippet)")
+        }
     }
 
     @Test("Snippets of short texts (stored as they are), of a title match, and of a match at the very end")
@@ -118,9 +144,10 @@ struct SearchFunctionsTests {
         #expect(snippet("end.txt")?.hasSuffix("last \(marked)") == true, "\(snippet("end.txt") ?? "none")")
     }
 
-    @Test("A damaged stored text fails the search as a damaged index, not as an empty snippet")
-    func damagedText() throws {
-        try index.upsert([file("/r/long.txt", Self.text(words: 5_000, seed: 3) + " zanzibarmarker", inode: 1, modified: 1)])
+    @Test("A damaged stored text fails the search as a damaged index, not as an empty snippet", arguments: [5_000, 60_000])
+    func damagedText(words: Int) throws {
+        // One frame, or (60,000 words) blocks whose table now points past the end.
+        try index.upsert([file("/r/long.txt", Self.text(words: words, seed: 3) + " zanzibarmarker", inode: 1, modified: 1)])
         // Keep the frame's header, cut the rest short.
         try index.write { db in
             try db.execute(sql: "UPDATE texts SET body = substr(body, 1, 40)")

@@ -1,10 +1,19 @@
 #ifndef DOCENT_SNIPPET_H
 #define DOCENT_SNIPPET_H
+#include <stddef.h>
 
 /* Registers Docent's FTS5 auxiliary functions on the connection `db` (an sqlite3 *):
    docent_snippet(fts), a fragment around the best matches (snippet.c), and
    docent_rank(fts, weights...), bm25() with row lengths remembered (rank.c). Returns
    SQLITE_OK or an SQLite error code. */
 int docent_register_search_functions(void *db);
+
+/* `text[0..<length]` stored in blocks of about `block_size` bytes, each a Zstandard frame at
+   `level`, with the tokens before each block counted (blocks.c): method 2 of StoredText.swift,
+   its method byte included. On
+   SQLITE_OK, `*stored` (free() it) holds `*stored_length` bytes; SQLITE_DONE when the text
+   makes one block only (store it as one frame). */
+int docent_store_blocks(const char *text, size_t length, size_t block_size, int level,
+                        unsigned char **stored, size_t *stored_length);
 
 #endif

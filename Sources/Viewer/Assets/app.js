@@ -27,6 +27,7 @@ const search = {
 
   async run() {
     const started = performance.now();
+    pictures.cancel();  // the last results' pictures are not wanted now: typing goes on
     const parameters = this.parameters();
     history.replaceState(null, "", parameters.toString() ? "/?" + parameters : "/");
     document.title = $("#q").value ? $("#q").value + " — Docent" : "Docent";
@@ -73,9 +74,11 @@ const search = {
 };
 
 /// Thumbnails of a typed query's hits load once typing pauses (the server names them in
-/// data-src): each keystroke's list would otherwise ask for pictures the next one replaces.
+/// data-src): each keystroke's list would otherwise ask for pictures the next one replaces,
+/// and load them while the next keystroke's search runs.
 const pictures = {
   timer: 0,
+  cancel() { clearTimeout(this.timer); },
   later() {
     clearTimeout(this.timer);
     this.timer = setTimeout(() => {
