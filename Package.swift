@@ -88,6 +88,13 @@ let package = Package(
             cSettings: [.headerSearchPath("private")],
             linkerSettings: [.linkedLibrary("gdk_pixbuf-2.0")]
         ),
+        // MuPDF (Debian's libmupdf-dev, static, AGPL-3.0-or-later) for PDF text: every call
+        // into it is made in C, inside its own fz_try (its errors are longjmps).
+        .target(
+            name: "CMuPDF",
+            linkerSettings: ["mupdf", "mupdf-third", "mujs", "gumbo", "openjp2", "jbig2dec", "jpeg", "freetype", "harfbuzz", "z", "m"]
+                .map { .linkedLibrary($0) }
+        ),
         // glibc allocator settings for the engine (mallopt is not in Swift's Glibc module).
         .target(name: "CMalloc"),
         // An FTS5 snippet function that reads and tokenizes only up to the fragment it shows.
@@ -117,7 +124,7 @@ let package = Package(
         .target(name: "Rendering", dependencies: ["DocumentModel"]),
         .target(
             name: "Documents",
-            dependencies: ["DocumentModel", "ContentTypes", "CCmarkGFM", "CLibXML2", "CZlib", "CPoppler", "CArchive", "CSQLite", "CGMime", "CExif", "CTagLib",
+            dependencies: ["DocumentModel", "ContentTypes", "CCmarkGFM", "CLibXML2", "CZlib", "CPoppler", "CMuPDF", "CArchive", "CSQLite", "CGMime", "CExif", "CTagLib",
                            "FileAccess",
                            .product(name: "SystemPackage", package: "swift-system")]
         ),

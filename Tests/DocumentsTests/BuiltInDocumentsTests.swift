@@ -1,6 +1,6 @@
 import ContentTypes
 import DocumentModel
-import Documents
+@testable import Documents
 import Foundation
 import Rendering
 import Testing
@@ -229,5 +229,16 @@ struct BuiltInDocumentsTests {
         try dir.write("sub/b.txt", "b")
         let listing = try await open(dir.path + "/sub")
         #expect(listing.preview().elements.contains(.list(ordered: false, items: [[.text("a.txt")], [.text("b.txt")]])))
+    }
+
+    @Test("PDF dates as ISO 32000 writes them: every part after the year optional, with or without an offset")
+    func pdfDates() {
+        func iso(_ text: String) -> String? { PDFDocument.date(text).map { $0.formatted(.iso8601) } }
+        #expect(iso("D:20221026134529+02'00'") == "2022-10-26T11:45:29Z")
+        #expect(iso("D:20221026134529-05'30") == "2022-10-26T19:15:29Z")
+        #expect(iso("D:20221026134529Z") == "2022-10-26T13:45:29Z")
+        #expect(iso("D:199812") == "1998-12-01T00:00:00Z")
+        #expect(iso("20240229") == "2024-02-29T00:00:00Z")
+        for bad in ["", "D:", "D:19x8", "D:20221326", "D:20221026256000", "yesterday"] { #expect(iso(bad) == nil, "\(bad)") }
     }
 }
