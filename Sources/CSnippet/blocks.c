@@ -25,20 +25,7 @@ static pthread_once_t tokenizers_once = PTHREAD_ONCE_INIT;
 static void tokenizers_open(void) {
     sqlite3 *db = NULL;
     if (sqlite3_open_v2(":memory:", &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_FULLMUTEX, NULL) != SQLITE_OK) return;
-    sqlite3_stmt *statement = NULL;
-    fts5_api *api = NULL;
-    if (sqlite3_prepare_v2(db, "SELECT fts5(?1)", -1, &statement, NULL) == SQLITE_OK) {
-        sqlite3_bind_pointer(statement, 1, (void *)&api, "fts5_api_ptr", NULL);
-        sqlite3_step(statement);
-    }
-    sqlite3_finalize(statement);
-    tokenizers = api;  /* the connection stays open for the process's life: the API lives in it */
-}
-
-static int count_token(void *context, int flags, const char *token, int length, int start, int end) {
-    (void)token; (void)length; (void)start; (void)end;
-    if (!(flags & FTS5_TOKEN_COLOCATED)) ++*(int *)context;
-    return SQLITE_OK;
+    tokenizers = docent_fts5_api(db);  /* the connection stays open for the process's life: the API lives in it */
 }
 
 typedef struct {
@@ -48,8 +35,7 @@ typedef struct {
 
 static int unicode61_count(void *context, const char *bytes, int length, int *count) {
     Unicode61 *tokenizer = context;
-    *count = 0;
-    return tokenizer->module.xTokenize(tokenizer->instance, count, FTS5_TOKENIZE_DOCUMENT, bytes, length, count_token);
+    return tokenizer->module.xTokenize(tokenizer->instance, count, FTS5_TOKENIZE_DOCUMENT, bytes, length, docent_count_token);
 }
 
 /* The index's tokenizer's splitting: unicode61 as files_fts declares it (porter only stems). */

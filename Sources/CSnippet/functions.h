@@ -6,6 +6,13 @@
 /* Registers docent_rank (rank.c) with FTS5 on one connection. */
 int docent_register_rank(fts5_api *api);
 
+/* The FTS5 API of connection `db`, or NULL. */
+fts5_api *docent_fts5_api(sqlite3 *db);
+
+/* An FTS5 token callback that adds one to the int `context` points to per token (colocated
+   synonyms not counted). */
+int docent_count_token(void *context, int flags, const char *token, int length, int start, int end);
+
 /* Counts the tokens of `bytes[0..<length]` (a word with non-ASCII bytes in it) into `*count`. */
 typedef int (*WordCounter)(void *context, const char *bytes, int length, int *count);
 

@@ -246,10 +246,19 @@ static inline int alphanumeric(unsigned char byte) {
 
 int docent_separates(unsigned char byte) { return byte < 0x80 && !alphanumeric(byte); }
 
-static int count_token(void *context, int flags, const char *token, int length, int start, int end) {
+int docent_count_token(void *context, int flags, const char *token, int length, int start, int end) {
     (void)token; (void)length; (void)start; (void)end;
     if (!(flags & FTS5_TOKEN_COLOCATED)) ++*(int *)context;
     return SQLITE_OK;
+}
+
+fts5_api *docent_fts5_api(sqlite3 *db) {
+    fts5_api *api = NULL;
+    sqlite3_stmt *statement = NULL;
+    if (sqlite3_prepare_v2(db, "SELECT fts5(?1)", -1, &statement, NULL) != SQLITE_OK) return NULL;
+    sqlite3_bind_pointer(statement, 1, (void *)&api, "fts5_api_ptr", NULL);
+    sqlite3_step(statement);
+    return sqlite3_finalize(statement) == SQLITE_OK ? api : NULL;
 }
 
 /* The table's tokenizer through the auxiliary-function API, as a word counter. */
@@ -260,7 +269,7 @@ typedef struct {
 
 static int table_count(void *context, const char *bytes, int length, int *count) {
     TableTokenizer *table = context;
-    return table->api->xTokenize(table->fts, bytes, length, count, count_token);
+    return table->api->xTokenize(table->fts, bytes, length, count, docent_count_token);
 }
 
 int docent_count_tokens(WordCounter counter, void *context, const char *bytes, size_t length, int *count) {
@@ -454,16 +463,8 @@ static void snippet(const Fts5ExtensionApi *api, Fts5Context *fts, sqlite3_conte
 }
 
 int docent_register_search_functions(void *connection) {
-    sqlite3 *db = connection;
-    fts5_api *api = NULL;
-    sqlite3_stmt *statement = NULL;
-    int rc = sqlite3_prepare_v2(db, "SELECT fts5(?1)", -1, &statement, NULL);
-    if (rc != SQLITE_OK) return rc;
-    sqlite3_bind_pointer(statement, 1, (void *)&api, "fts5_api_ptr", NULL);
-    sqlite3_step(statement);
-    rc = sqlite3_finalize(statement);
-    if (rc != SQLITE_OK) return rc;
+    fts5_api *api = docent_fts5_api(connection);
     if (!api || api->iVersion < 2) return SQLITE_ERROR;
-    rc = api->xCreateFunction(api, "docent_snippet", NULL, snippet, NULL);
+    int rc = api->xCreateFunction(api, "docent_snippet", NULL, snippet, NULL);
     return rc == SQLITE_OK ? docent_register_rank(api) : rc;
 }

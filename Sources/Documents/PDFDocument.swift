@@ -50,8 +50,7 @@ public struct PDFDocument: FileDocument, DocumentMetadataProviding {
         defer { docent_pdf_info_free(&info) }
         func string(_ value: UnsafeMutablePointer<CChar>?) -> String? {
             guard let value else { return nil }
-            let text = String(decoding: UnsafeRawBufferPointer(start: value, count: strlen(value)), as: UTF8.self)
-                .trimmingCharacters(in: .whitespacesAndNewlines)
+            let text = String(cString: value).trimmingCharacters(in: .whitespacesAndNewlines)
             return text.isEmpty ? nil : text
         }
         if info.pages < 0 && info.encrypted == 0 {
