@@ -27,8 +27,11 @@ public struct WatcherOptions: Sendable {
     /// Behave as if the kernel's watch limit were this many watches: `ENOSPC` cannot be
     /// caused on purpose without changing a machine-wide sysctl, so tests fake it here.
     public var simulatedWatchLimit: Int?
-    /// Behave as if the kernel's event queue held only this many events: the rest of a
-    /// larger read is dropped and an overflow reported, as the kernel does.
+    /// Behave once as if the kernel's event queue held only this many events and the reader
+    /// had fallen behind: when the events read since the start pass this count, the rest of
+    /// that read is dropped and an overflow reported, as the kernel does. (Counted across
+    /// reads: a reader as quick as the writer never sees one large read, so a per-read limit
+    /// made the overflow depend on the machine's speed.)
     public var simulatedQueueLimit: Int?
     /// Whether directories under the roots are watched too. When false only the roots are:
     /// their subdirectories are reported as entries but never entered.
@@ -68,6 +71,8 @@ public final class Watcher: @unchecked Sendable {
     var unwatched: Set<FilePath> = []
     var warnedAboutLimit = false
     var overflows = 0
+    /// Events read so far, for `WatcherOptions.simulatedQueueLimit` (past it: done).
+    private var simulatedBacklog = 0
     var lastOverflow: ContinuousClock.Instant?
     var backoff: Duration = .milliseconds(100)
     var resyncAt: ContinuousClock.Instant?
@@ -123,8 +128,12 @@ public final class Watcher: @unchecked Sendable {
             if stopped.load(ordering: .acquiring) { break }
             let now = ContinuousClock.now
             var events = inotify.readEvents()
-            if let limit = options.simulatedQueueLimit, events.count > limit {
-                events = Array(events.prefix(limit)) + [InotifyEvent(watch: -1, mask: Inotify.overflow)]
+            if let limit = options.simulatedQueueLimit, simulatedBacklog <= limit {
+                simulatedBacklog += events.count
+                if simulatedBacklog > limit {
+                    let kept = limit - (simulatedBacklog - events.count)
+                    events = Array(events.prefix(kept)) + [InotifyEvent(watch: -1, mask: Inotify.overflow)]
+                }
             }
             for event in events { handle(event, now: now) }
             expireMoves(now: now)
