@@ -29,18 +29,22 @@ const search = {
     const started = performance.now();
     pictures.cancel();  // the last results' pictures are not wanted now: typing goes on
     const parameters = this.parameters();
-    history.replaceState(null, "", parameters.toString() ? "/?" + parameters : "/");
-    document.title = $("#q").value ? $("#q").value + " — Docent" : "Docent";
     if (this.controller) this.controller.abort();
     this.controller = new AbortController();
     const generation = ++this.generation;
     try {
-      const response = await fetch("/api/search?" + parameters, { signal: this.controller.signal });
+      // "no-store": the answers are never cached (the server says so too), so the browser's
+      // HTTP cache is not even looked up on the way out.
+      const response = await fetch("/api/search?" + parameters, { signal: this.controller.signal, cache: "no-store" });
       const html = await response.text();
       if (generation !== this.generation) return;
       this.show(html);
       pictures.later();
       window.docentTimings.push(performance.now() - started);
+      // The address and title follow the query once its results are placed (both reach the
+      // browser's own process, which a keystroke's results need not wait for).
+      history.replaceState(null, "", parameters.toString() ? "/?" + parameters : "/");
+      document.title = $("#q").value ? $("#q").value + " — Docent" : "Docent";
       const timing = performance.getEntriesByName(response.url).pop()?.serverTiming?.find((t) => t.name === "search");
       if (timing) window.docentServerTimings.push(timing.duration);
       performance.clearResourceTimings();
