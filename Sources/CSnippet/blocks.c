@@ -7,7 +7,7 @@
  * the tokens in the text before it; then each block's text as a Zstandard frame of its own.
  * Blocks end just after a separator (an ASCII byte that is not a letter or digit), so each
  * holds whole tokens, and "tokens before" is exact: counted as docent_snippet counts (runs of
- * ASCII letters and digits here, words with other bytes by FTS5's unicode61 tokenizer).
+ * ASCII letters and digits here, words with other bytes by the `docent` tokenizer).
  */
 #include <pthread.h>
 #include <sqlite3.h>
@@ -17,7 +17,7 @@
 #include "docent_snippet.h"
 #include "functions.h"
 
-/* ---- unicode61 outside any index: the tokenizer of a private in-memory connection. ---- */
+/* ---- The index's tokenizer outside any index: that of a private in-memory connection. ---- */
 
 static fts5_api *tokenizers;
 static pthread_once_t tokenizers_once = PTHREAD_ONCE_INIT;
@@ -25,28 +25,30 @@ static pthread_once_t tokenizers_once = PTHREAD_ONCE_INIT;
 static void tokenizers_open(void) {
     sqlite3 *db = NULL;
     if (sqlite3_open_v2(":memory:", &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_FULLMUTEX, NULL) != SQLITE_OK) return;
-    tokenizers = docent_fts5_api(db);  /* the connection stays open for the process's life: the API lives in it */
+    fts5_api *api = docent_fts5_api(db);  /* the connection stays open for the process's life: the API lives in it */
+    if (api && docent_register_tokenizer(api) == SQLITE_OK) tokenizers = api;
 }
 
 typedef struct {
     fts5_tokenizer module;
     Fts5Tokenizer *instance;
-} Unicode61;
+} Counter;
 
-static int unicode61_count(void *context, const char *bytes, int length, int *count) {
-    Unicode61 *tokenizer = context;
+static int tokens_count(void *context, const char *bytes, int length, int *count) {
+    Counter *tokenizer = context;
     return tokenizer->module.xTokenize(tokenizer->instance, count, FTS5_TOKENIZE_DOCUMENT, bytes, length, docent_count_token);
 }
 
-/* The index's tokenizer's splitting: unicode61 as files_fts declares it (porter only stems). */
-static int unicode61_open(Unicode61 *tokenizer) {
+/* The index's tokenizer's splitting: `docent` over unicode61 as files_fts declares it
+   (porter only stems, so it is left out). */
+static int counter_open(Counter *tokenizer) {
     pthread_once(&tokenizers_once, tokenizers_open);
     if (!tokenizers) return SQLITE_ERROR;
     void *user = NULL;
-    int rc = tokenizers->xFindTokenizer(tokenizers, "unicode61", &user, &tokenizer->module);
+    int rc = tokenizers->xFindTokenizer(tokenizers, "docent", &user, &tokenizer->module);
     if (rc != SQLITE_OK) return rc;
-    const char *arguments[] = { "remove_diacritics", "2" };
-    return tokenizer->module.xCreate(user, arguments, 2, &tokenizer->instance);
+    const char *arguments[] = { "unicode61", "remove_diacritics", "2" };
+    return tokenizer->module.xCreate(user, arguments, 3, &tokenizer->instance);
 }
 
 /* ---- Storing. ---- */
@@ -88,8 +90,8 @@ int docent_store_blocks(const char *text, size_t length, size_t block_size, int 
     for (size_t k = 0, start = 0; k < blocks; start = ends[k++]) capacity += ZSTD_compressBound(ends[k] - start);
     unsigned char *out = malloc(capacity);
     ZSTD_CCtx *context = ZSTD_createCCtx();
-    Unicode61 tokenizer = {0};
-    int rc = out && context ? unicode61_open(&tokenizer) : SQLITE_NOMEM;
+    Counter tokenizer = {0};
+    int rc = out && context ? counter_open(&tokenizer) : SQLITE_NOMEM;
     size_t written = header;
     unsigned tokens = 0;
     if (rc == SQLITE_OK) {
@@ -105,7 +107,7 @@ int docent_store_blocks(const char *text, size_t length, size_t block_size, int 
         put32(out + 5 + k * 12 + 8, tokens);
         written += frame;
         int counted = 0;
-        rc = docent_count_tokens(unicode61_count, &tokenizer, text + start, size, &counted);
+        rc = docent_count_tokens(tokens_count, &tokenizer, text + start, size, &counted);
         tokens += (unsigned)counted;
     }
     if (tokenizer.instance) tokenizer.module.xDelete(tokenizer.instance);

@@ -6,6 +6,10 @@
 /* Registers docent_rank (rank.c) with FTS5 on one connection. */
 int docent_register_rank(fts5_api *api);
 
+/* Registers the `docent` tokenizer (tokenizer.c): CJK as bigrams, the rest as the tokenizer
+   it wraps. */
+int docent_register_tokenizer(fts5_api *api);
+
 /* The FTS5 API of connection `db`, or NULL. */
 fts5_api *docent_fts5_api(sqlite3 *db);
 
@@ -16,9 +20,9 @@ int docent_count_token(void *context, int flags, const char *token, int length, 
 /* Counts the tokens of `bytes[0..<length]` (a word with non-ASCII bytes in it) into `*count`. */
 typedef int (*WordCounter)(void *context, const char *bytes, int length, int *count);
 
-/* The tokens in bytes[0..<length], which must end at a separator, counted exactly as
-   unicode61 splits them: runs of ASCII letters and digits counted here, each word with other
-   bytes in it handed to `counter` (snippet.c). */
+/* The tokens in bytes[0..<length], which must end at a separator, counted exactly as the
+   `docent` tokenizer splits them: runs of ASCII letters and digits counted here, each word
+   with other bytes in it (which may hold CJK bigrams) handed to `counter` (snippet.c). */
 int docent_count_tokens(WordCounter counter, void *context, const char *bytes, size_t length, int *count);
 
 /* Whether `byte` always separates tokens: an ASCII byte that is not a letter or digit. */

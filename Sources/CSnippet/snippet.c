@@ -11,10 +11,12 @@
  * not tokenized, where the text is ASCII. The cost is the distance to the first good match,
  * at memory speed.
  *
- * Counting is exact: unicode61's token characters among ASCII are the letters and digits
- * and every other ASCII byte separates tokens, so a stretch of text that ends at an ASCII
- * separator holds whole tokens. A stretch with other bytes in it is counted by the table's
- * own tokenizer. (The porter stemmer neither splits nor joins tokens.)
+ * Counting is exact: the table's tokenizer (`docent`, tokenizer.c: unicode61 outside CJK
+ * runs) takes the ASCII letters and digits as token characters and every other ASCII byte
+ * as a separator, so a stretch of text that ends at an ASCII separator holds whole tokens.
+ * A stretch with other bytes in it is counted by the table's own tokenizer. (The porter
+ * stemmer neither splits nor joins tokens.) CJK bigrams overlap: the fragment is the window's
+ * text from its first token's start to its last token's end, the matches marked as ranges.
  */
 #include <pthread.h>
 #include <sqlite3.h>
@@ -431,29 +433,40 @@ static void snippet(const Fts5ExtensionApi *api, Fts5Context *fts, sqlite3_conte
     if (scan.seen == 0) { text_free(&text); sqlite3_result_text(result, "", 0, SQLITE_STATIC); return; }
     const char *window = text.bytes + base;
 
-    /* Which window tokens open and close a highlighted phrase. */
-    unsigned char opens[WINDOW] = {0}, closes[WINDOW] = {0};
-    for (int i = 0; i < instances; i++) {
+    /* The matched phrases in the window as byte ranges of it, in order, overlaps merged
+       (CJK bigrams overlap: 目录 in 列出目录 is the second half of 出目 and all of 目录). */
+    typedef struct { int start, end; } Range;
+    Range ranges[WINDOW * 4];
+    int count = 0;
+    for (int i = 0; i < instances && count < WINDOW * 4; i++) {
         int phrase, col, offset;
         if (api->xInst(fts, i, &phrase, &col, &offset) != SQLITE_OK || col != column) continue;
         int last = offset + api->xPhraseSize(fts, phrase) - 1;
         if (offset < scan.first || last >= scan.first + scan.seen) continue;
-        opens[offset - scan.first]++;
-        closes[last - scan.first]++;
+        Range range = { scan.start[offset - scan.first], scan.end[last - scan.first] };
+        int at = count++;
+        while (at > 0 && ranges[at - 1].start > range.start) { ranges[at] = ranges[at - 1]; at--; }
+        ranges[at] = range;
     }
 
     sqlite3_str *out = sqlite3_str_new(NULL);
     if (scan.first > 0) sqlite3_str_appendall(out, "…");
-    int depth = 0;
-    for (int i = 0; i < scan.seen; i++) {
-        if (i > 0) sqlite3_str_append(out, window + scan.end[i - 1], scan.start[i] - scan.end[i - 1]);
-        if (opens[i] && depth == 0) sqlite3_str_appendchar(out, 1, '\x02');
-        depth += opens[i];
-        sqlite3_str_append(out, window + scan.start[i], scan.end[i] - scan.start[i]);
-        depth -= closes[i] < depth ? closes[i] : depth;
-        if (closes[i] && depth == 0) sqlite3_str_appendchar(out, 1, '\x03');
+    int written = scan.start[0], finish = scan.end[scan.seen - 1];
+    for (int i = 0; i < count;) {
+        Range merged = ranges[i++];
+        while (i < count && ranges[i].start < merged.end) {
+            if (ranges[i].end > merged.end) merged.end = ranges[i].end;
+            i++;
+        }
+        if (merged.start < written) merged.start = written;
+        if (merged.end <= merged.start) continue;
+        sqlite3_str_append(out, window + written, merged.start - written);
+        sqlite3_str_appendchar(out, 1, '\x02');
+        sqlite3_str_append(out, window + merged.start, merged.end - merged.start);
+        sqlite3_str_appendchar(out, 1, '\x03');
+        written = merged.end;
     }
-    if (depth > 0) sqlite3_str_appendchar(out, 1, '\x03');
+    if (finish > written) sqlite3_str_append(out, window + written, finish - written);
     if (scan.more) sqlite3_str_appendall(out, "…");
     text_free(&text);
     int size = sqlite3_str_length(out);
@@ -465,6 +478,7 @@ static void snippet(const Fts5ExtensionApi *api, Fts5Context *fts, sqlite3_conte
 int docent_register_search_functions(void *connection) {
     fts5_api *api = docent_fts5_api(connection);
     if (!api || api->iVersion < 2) return SQLITE_ERROR;
-    int rc = api->xCreateFunction(api, "docent_snippet", NULL, snippet, NULL);
+    int rc = docent_register_tokenizer(api);
+    if (rc == SQLITE_OK) rc = api->xCreateFunction(api, "docent_snippet", NULL, snippet, NULL);
     return rc == SQLITE_OK ? docent_register_rank(api) : rc;
 }

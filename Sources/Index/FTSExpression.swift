@@ -1,3 +1,5 @@
+import CSnippet
+
 /// A full-text query, built from parts, that becomes an FTS5 `MATCH` string in which every
 /// word the user typed is a double-quoted FTS5 string: user text can never be read as FTS5
 /// syntax, and never reaches SQL except as a bound parameter.
@@ -20,7 +22,8 @@ public indirect enum FTSExpression: Sendable, Hashable {
     /// The FTS5 query string.
     public var matchString: String {
         switch self {
-        case .term(let word): Self.quote(word)
+        // One Han, Kana or Hangul character is in no bigram of its own: the bigrams it starts.
+        case .term(let word): Self.isOneCJKCharacter(word) ? Self.quote(word) + " *" : Self.quote(word)
         case .prefix(let word): Self.quote(word) + " *"
         case .phrase(let words): Self.quote(words.joined(separator: " "))
         case .and(let parts): parts.count == 1 ? parts[0].matchString : "(" + parts.map(\.matchString).joined(separator: " AND ") + ")"
@@ -28,6 +31,12 @@ public indirect enum FTSExpression: Sendable, Hashable {
         case .not(let positive, let negative): "(" + positive.matchString + " NOT " + negative.matchString + ")"
         case .columns(let names, let expression): "{" + names.joined(separator: " ") + "} : (" + expression.matchString + ")"
         }
+    }
+
+    /// Whether `word` is a single character that the index holds only in bigrams.
+    static func isOneCJKCharacter(_ word: String) -> Bool {
+        let scalars = word.unicodeScalars
+        return scalars.count == 1 && docent_is_cjk(scalars.first!.value) != 0
     }
 
     /// `text` as an FTS5 string: in double quotes, with embedded quotes doubled.

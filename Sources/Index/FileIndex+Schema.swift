@@ -122,6 +122,23 @@ extension FileIndex {
                     WHERE length(parts) >= 49152 AND substr(parts, 1, 1) = x'01';
                 """)
         }
+        migrator.registerMigration("v8") { db in
+            // The `docent` tokenizer (Sources/CSnippet/tokenizer.c): Chinese, Japanese and
+            // Korean as character bigrams, the rest as before. Texts in blocks count their
+            // tokens again (a CJK run has other counts now), and the inverted index is made
+            // again from the stored texts: no file is read again, as no reader changed.
+            try db.execute(sql: """
+                UPDATE texts SET body = docent_deflate(docent_inflate(body)) WHERE substr(body, 1, 1) = x'02';
+                UPDATE texts SET parts = docent_deflate(docent_inflate(parts)) WHERE substr(parts, 1, 1) = x'02';
+                DROP TABLE files_fts;
+                CREATE VIRTUAL TABLE files_fts USING fts5(
+                    name, title, body, meta, parts,
+                    content = 'files_text', content_rowid = 'id',
+                    tokenize = 'docent porter unicode61 remove_diacritics 2'
+                );
+                INSERT INTO files_fts (files_fts) VALUES ('rebuild');
+                """)
+        }
         return migrator
     }
 }

@@ -16,4 +16,8 @@ int docent_register_search_functions(void *db);
 int docent_store_blocks(const char *text, size_t length, size_t block_size, int level,
                         unsigned char **stored, size_t *stored_length);
 
+/* Whether code point `c` is Han, Kana or Hangul, which the `docent` tokenizer (tokenizer.c)
+   indexes as overlapping bigrams. */
+int docent_is_cjk(unsigned c);
+
 #endif
