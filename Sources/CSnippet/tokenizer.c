@@ -152,3 +152,35 @@ int docent_register_tokenizer(fts5_api *api) {
     static fts5_tokenizer module = { create, destroy, tokenize };
     return api->xCreateTokenizer(api, "docent", api, &module, NULL);
 }
+
+/* ---- The index's tokens of a text, outside any table (spelling suggestions). ---- */
+
+typedef struct {
+    char *out;
+    int capacity, length;
+} Joined;
+
+static int join_token(void *context, int flags, const char *token, int length, int start, int end) {
+    (void)start; (void)end;
+    Joined *joined = context;
+    if (flags & FTS5_TOKEN_COLOCATED) return SQLITE_OK;
+    if (joined->length + length + 1 > joined->capacity) return SQLITE_FULL;
+    memcpy(joined->out + joined->length, token, (size_t)length);
+    joined->length += length;
+    joined->out[joined->length++] = '\n';
+    return SQLITE_OK;
+}
+
+int docent_index_tokens(void *db, const char *text, int length, char *out, int capacity) {
+    fts5_api *api = docent_fts5_api(db);
+    if (!api) return -1;
+    void *user = NULL;
+    fts5_tokenizer module;
+    Fts5Tokenizer *instance = NULL;
+    if (api->xFindTokenizer(api, "docent", &user, &module) != SQLITE_OK) return -1;
+    if (module.xCreate(user, NULL, 0, &instance) != SQLITE_OK) return -1;
+    Joined joined = { out, capacity, 0 };
+    int rc = module.xTokenize(instance, &joined, FTS5_TOKENIZE_QUERY, text, length, join_token);
+    module.xDelete(instance);
+    return rc == SQLITE_OK ? joined.length : -1;
+}

@@ -37,6 +37,9 @@ package struct SearchCommand: ParsableCommand {
     @Flag(name: [.customShort("0"), .customLong("print0")], help: "Paths only, each followed by a NUL byte (for xargs -0).")
     package var print0 = false
 
+    @Flag(help: "Also search the suggested spelling of a word the index holds in few files or none (recieve finds receive).")
+    package var fuzzy = false
+
     package func validate() throws {
         if limit < 1 { throw ValidationError("--limit must be at least 1.") }
         if query.isEmpty { throw ValidationError("give a query, such as `docent search invoice type:pdf`.") }
@@ -57,26 +60,52 @@ package struct SearchCommand: ParsableCommand {
             throw CommandFailure("there is no index at \(location.resolved) yet: run `docent index DIRECTORY` first")
         }
         let index = try follow ? location.open() : location.openForSearching()
-        let request = try makeRequest(index)
+        var request = try makeRequest(index)
+        // "Did you mean": for a person at a terminal and under --json, and what --fuzzy
+        // searches too; a pipe of paths pays nothing for it.
+        let suggestions: [SpellingSuggestion]
+        do {
+            suggestions = fuzzy || json || (Output.isTerminal && !files && !print0) ? try index.suggestions(for: request.match) : []
+        } catch { throw IndexLocation.failure(error, path: index.path) }
+        if fuzzy, !suggestions.isEmpty {
+            request.match = request.match?.widened(with: Dictionary(suggestions.map { ($0.word.lowercased(), [$0.suggestion]) },
+                                                                    uniquingKeysWith: +))
+        }
         if follow {
             guard let following = Self.following else { throw CommandFailure("--follow is run by docent-engine") }
             return try following(self, request, index)
         }
         let hits: [SearchHit]
         do { hits = try index.search(request) } catch { throw IndexLocation.failure(error, path: index.path) }
+        showSuggestions(suggestions)
         for hit in hits { show(hit, event: nil) }
         if hits.isEmpty { throw ExitCode(1) }
     }
 
+    /// "Did you mean …" before the hits: a line on a terminal, a JSON object under --json.
+    private func showSuggestions(_ suggestions: [SpellingSuggestion]) {
+        guard !suggestions.isEmpty, !files, !print0 else { return }
+        if json { return Output.line(JSONRenderer.encode(SuggestionsJSON(suggestions: suggestions, fuzzy: fuzzy))) }
+        let terminal = Output.isTerminal && !Terminal.noColor
+        let (open, close) = terminal ? ("\u{1B}[1m", "\u{1B}[0m") : ("", "")
+        let words = suggestions.map { open + $0.suggestion.terminalSafe + close + " (\($0.files) file\($0.files == 1 ? "" : "s"))" }
+            .joined(separator: ", ")
+        if fuzzy {
+            Output.line("Also searched: \(words), for " + suggestions.map { $0.word.terminalSafe }.joined(separator: ", ") + ".")
+        } else {
+            Output.line("Did you mean \(words)? `docent search --fuzzy \(query.joined(separator: " ").terminalSafe)` searches it too.")
+        }
+    }
+
     /// The command for a plain command line, parsed without ArgumentParser (whose
     /// reflection-based parsing costs a search process about a millisecond): the query's words
-    /// and `--limit`, `--json`, `--files`, `-0`/`--print0`, `--index`. Anything else (help,
+    /// and `--limit`, `--json`, `--files`, `-0`/`--print0`, `--fuzzy`, `--index`. Anything else (help,
     /// `--follow`, `--`, an unknown option, a bad value) returns nil, for ArgumentParser to parse
     /// and to explain. As with ArgumentParser, a word starting with a single dash belongs to the
     /// query (`-draft` excludes).
     package static func plain(_ arguments: [String]) -> SearchCommand? {
         guard arguments.first == "search" else { return nil }
-        var query: [String] = [], limit = 20, json = false, files = false, print0 = false
+        var query: [String] = [], limit = 20, json = false, files = false, print0 = false, fuzzy = false
         var index: String?
         var rest = arguments.dropFirst()
         while let argument = rest.first {
@@ -102,6 +131,7 @@ package struct SearchCommand: ParsableCommand {
             case "--json" where value == nil: json = true
             case "--files" where value == nil: files = true
             case "--print0" where value == nil, "-0": print0 = true
+            case "--fuzzy" where value == nil: fuzzy = true
             default:
                 // Short options (-h, -0) may be bundled: those are ArgumentParser's to read.
                 if argument.hasPrefix("--") || argument == "-" || argument.isEmpty
@@ -116,6 +146,7 @@ package struct SearchCommand: ParsableCommand {
         command.json = json
         command.files = files
         command.print0 = print0
+        command.fuzzy = fuzzy
         command.follow = false
         var location = IndexLocation()
         location.path = index
@@ -170,6 +201,13 @@ extension SearchRequest {
         size = parsed.size
         modified = parsed.modified
     }
+}
+
+/// Suggestions as `--json` prints them, before the hits: `{"suggestions": [{"word": "recieve",
+/// "suggestion": "receive", "files": 12, "filesTyped": 0}], "fuzzy": false}`.
+package struct SuggestionsJSON: Encodable {
+    package let suggestions: [SpellingSuggestion]
+    package let fuzzy: Bool
 }
 
 /// A hit as `--json` prints it.

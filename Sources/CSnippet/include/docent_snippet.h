@@ -20,4 +20,9 @@ int docent_store_blocks(const char *text, size_t length, size_t block_size, int 
    indexes as overlapping bigrams. */
 int docent_is_cjk(unsigned c);
 
+/* The tokens the index's `docent` tokenizer makes of `text[0..<length]` as a query (stemmed,
+   folded), each followed by a newline, written to `out`; their length in bytes, or -1 (no
+   such tokenizer on connection `db`, or more than `capacity` bytes). */
+int docent_index_tokens(void *db, const char *text, int length, char *out, int capacity);
+
 #endif

@@ -1,0 +1,57 @@
+import Foundation
+import Testing
+import TestSupport
+
+/// `docent search recieve` on a tree that says "receive": did you mean, and --fuzzy.
+@Suite("docent search: did you mean, --fuzzy")
+struct SpellingCLITests {
+    let dir: TemporaryDirectory
+    let env: [String: String]
+    var root: String { dir.path + "/tree" }
+
+    init() throws {
+        dir = try TemporaryDirectory()
+        env = ["XDG_DATA_HOME": dir.path + "/data"]
+        try dir.write("tree/parcel.txt", "Please receive the parcel at the door.\n")
+        try dir.write("tree/other.txt", "Nothing to see.\n")
+        #expect(try Docent.run(["index", root], environment: env).status == 0)
+    }
+
+    @Test("A misspelt word: the JSON object says what it means, --fuzzy finds the file, a pipe of paths gets paths only")
+    func suggestion() throws {
+        let json = try Docent.run(["search", "recieve", "--json"], environment: env)
+        #expect(json.status == 1, "no file holds recieve")
+        let object = try #require(json.jsonLines.first)
+        let suggestions = try #require(object["suggestions"] as? [[String: Any]])
+        #expect(suggestions.count == 1)
+        #expect(suggestions.first?["word"] as? String == "recieve")
+        #expect(suggestions.first?["suggestion"] as? String == "receive")
+        #expect(suggestions.first?["files"] as? Int == 1)
+        #expect(object["fuzzy"] as? Bool == false)
+
+        let fuzzy = try Docent.run(["search", "recieve", "--fuzzy", "--json"], environment: env)
+        #expect(fuzzy.status == 0)
+        #expect(fuzzy.jsonLines.first?["fuzzy"] as? Bool == true)
+        #expect(fuzzy.jsonLines.dropFirst().compactMap { $0["path"] as? String } == [root + "/parcel.txt"])
+        #expect((fuzzy.jsonLines.last?["snippet"] as? String)?.contains("[receive]") == true)
+
+        let paths = try Docent.run(["search", "recieve", "--fuzzy", "--files"], environment: env)
+        #expect(paths.status == 0 && paths.stdout == root + "/parcel.txt\n")
+        let piped = try Docent.run(["search", "recieve"], environment: env)
+        #expect(piped.status == 1 && piped.stdout.isEmpty, "\(piped.stdout)")
+        // Both command-line parsers (docent's own and ArgumentParser's) take --fuzzy.
+        let parsed = try Docent.run(["search", "--limit=5", "--fuzzy", "recieve", "--files"], environment: env)
+        #expect(parsed.stdout == root + "/parcel.txt\n")
+    }
+
+    @Test("On a terminal: one line before the hits says what it means and how to search it")
+    func terminal() throws {
+        let command = "XDG_DATA_HOME=\(dir.path)/data \(Docent.binary.path) search recieve parcel"
+        let out = String(decoding: try runTool("/usr/bin/env", ["NO_COLOR=1", "/usr/bin/script", "-qec", command, "/dev/null"]).output, as: UTF8.self)
+        #expect(out.contains("Did you mean receive (1 file)? `docent search --fuzzy recieve parcel` searches it too."), "\(out)")
+        let fuzzy = "XDG_DATA_HOME=\(dir.path)/data \(Docent.binary.path) search --fuzzy recieve"
+        let found = String(decoding: try runTool("/usr/bin/env", ["NO_COLOR=1", "/usr/bin/script", "-qec", fuzzy, "/dev/null"]).output, as: UTF8.self)
+        #expect(found.contains("Also searched: receive (1 file), for recieve."), "\(found)")
+        #expect(found.contains("parcel.txt"))
+    }
+}
