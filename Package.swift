@@ -95,6 +95,12 @@ let package = Package(
             linkerSettings: ["mupdf", "mupdf-third", "mujs", "gumbo", "openjp2", "jbig2dec", "jpeg", "freetype", "harfbuzz", "z", "m"]
                 .map { .linkedLibrary($0) }
         ),
+        // OCR with Tesseract over pictures Leptonica reads or MuPDF draws (helper process only).
+        .target(
+            name: "COCR",
+            dependencies: ["CMuPDF"],
+            linkerSettings: [.linkedLibrary("tesseract"), .linkedLibrary("lept")]
+        ),
         // glibc allocator settings for the engine (mallopt is not in Swift's Glibc module).
         .target(name: "CMalloc"),
         // An FTS5 snippet function that reads and tokenizes only up to the fragment it shows.
@@ -134,7 +140,7 @@ let package = Package(
         ),
         .target(
             name: "Engine",
-            dependencies: ["Classifier", "DocumentModel", "Documents", "FileAccess", "ContentTypes", "Index", "Watcher", "Yams", "CPicture", "CTagLib",
+            dependencies: ["Classifier", "DocumentModel", "Documents", "FileAccess", "ContentTypes", "Index", "Watcher", "Yams", "CPicture", "CTagLib", "COCR",
                            .product(name: "SystemPackage", package: "swift-system"),
                            .product(name: "Logging", package: "swift-log")],
             resources: [.embedInCode("Defaults/docent.yaml")]

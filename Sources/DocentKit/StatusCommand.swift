@@ -42,14 +42,22 @@ struct StatusCommand: ParsableCommand {
         // A watcher's published status counts only while its process lives (one killed
         // with SIGKILL leaves its last status behind).
         let watch = WatchStatus.read(from: index.watchStatusPath).flatMap { $0.state != "stopped" && kill($0.pid, 0) == 0 ? $0 : nil }
+        let ocr = (try? Settings.current.get())?.ocr
+        let ocrTotals = OCRTotals.cached()
         if json {
-            printJSON(statistics, categories: categories, failed: failed, path: index.path, watch: watch)
+            printJSON(statistics, categories: categories, failed: failed, path: index.path, watch: watch, ocr: (ocr, ocrTotals))
         } else if errors {
             for file in failed {
                 Output.line("\(file.displayPath.terminalSafe): \(file.errorKind ?? "error"): \((file.errorMessage ?? "").terminalSafe)")
             }
         } else {
             printText(statistics, categories: categories, path: index.path, watch: watch)
+            if ocr != nil || ocrTotals.files > 0 {
+                let state = ocr.map { "on (\($0.languages.joined(separator: "+")))" } ?? "off"
+                Output.line("")
+                Output.line("ocr      \(state): \(ocrTotals.files.formatted()) files read, \(ocrTotals.pages.formatted()) pages, "
+                            + String(format: "%.1f s", ocrTotals.seconds) + " spent (results kept in the cache, never read twice)")
+            }
         }
     }
 
@@ -94,7 +102,7 @@ struct StatusCommand: ParsableCommand {
     }
 
     private func printJSON(_ statistics: IndexStatistics, categories: [(String, Int)], failed: [IndexedFile], path: String,
-                           watch: WatchStatus?) {
+                           watch: WatchStatus?, ocr: (settings: OCRSettings?, totals: OCRTotals)) {
         let iso = ISO8601DateFormatter()
         var object: [String: Any] = [
             "index": path,
@@ -114,6 +122,8 @@ struct StatusCommand: ParsableCommand {
             "unwatchedDirectories": watch?.unwatchedDirectories ?? [],
             "overflows": watch?.overflows ?? 0,
             "missingRoots": watch?.missingRoots ?? [],
+            "ocr": ["enabled": ocr.settings != nil, "languages": ocr.settings?.languages ?? [], "files": ocr.totals.files,
+                    "pages": ocr.totals.pages, "seconds": ocr.totals.seconds] as [String: Any],
         ]
         if let watch { object["watcherPid"] = watch.pid }
         if let problem = watch?.problem { object["problem"] = problem }

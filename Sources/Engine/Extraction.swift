@@ -11,9 +11,12 @@ public struct DocumentBudget: Sendable, Hashable, Codable {
     public var seconds: Double
     /// The helper process's address space.
     public var memoryBytes: Int
+    /// OCR of images and scanned PDF pages (in the helper, within `seconds`); nil: off.
+    public var ocr: OCRSettings?
 
-    public init(readBytes: Int, textBytes: Int, seconds: Double, memoryBytes: Int) {
+    public init(readBytes: Int, textBytes: Int, seconds: Double, memoryBytes: Int, ocr: OCRSettings? = nil) {
         (self.readBytes, self.textBytes, self.seconds, self.memoryBytes) = (readBytes, textBytes, seconds, memoryBytes)
+        self.ocr = ocr
     }
 }
 

@@ -54,8 +54,12 @@ final class ExtractionHelper {
 
     /// Opens `path` in the helper: its extraction, nil when the file is gone, or the failure.
     func extract(_ path: FilePath, preview: Bool, text: Bool) -> Result<Extraction?, ExtractionFailure> {
-        let request = ExtractionRequest(path: Data(path.bytes).base64EncodedString(), readBytes: budget.readBytes,
+        var request = ExtractionRequest(path: Data(path.bytes).base64EncodedString(), readBytes: budget.readBytes,
                                         textBytes: budget.textBytes, preview: preview, text: text)
+        if text, let ocr = budget.ocr {
+            request.ocr = ocr
+            request.seconds = budget.seconds
+        }
         return exchange(request).flatMap { reply, payload in
             var reply = reply
             if reply.hasText { reply.extraction?.text = String(decoding: payload, as: UTF8.self) }

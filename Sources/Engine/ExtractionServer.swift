@@ -18,6 +18,10 @@ struct ExtractionRequest: Codable {
     var text: Bool
     /// A picture fitting this many pixels instead of an extraction (`Pictures`).
     var picture: Int? = nil
+    /// OCR for an image or a scanned PDF's pages, with the time budget it shares with the
+    /// reading (nil: off).
+    var ocr: OCRSettings? = nil
+    var seconds: Double? = nil
 }
 
 /// The helper's answer.
@@ -94,11 +98,22 @@ public enum ExtractionServer {
             reply.gone = true
             return reply
         }
+        let started = ContinuousClock.now
         do {
             let document = try documents.openSynchronously(prepared.configuration)
             reply.extraction = try Extraction(document, preview: request.preview, text: request.text, textBytes: request.textBytes)
         } catch {
             reply.error = "\(error)"
+        }
+        if let settings = request.ocr, request.text, var extraction = reply.extraction,
+           OCR.applies(to: prepared.configuration.contentType) {
+            // What is left of the time budget, less a margin for the reply: OCR stops with what
+            // it has rather than the helper being killed with nothing.
+            let spent = ContinuousClock.now - started
+            let left = (request.seconds ?? 30) * 0.8 - Double(spent.components.seconds) - Double(spent.components.attoseconds) / 1e18
+            extraction.addOCR(path: path, type: prepared.configuration.contentType, settings: settings,
+                              readBytes: request.readBytes, seconds: left)
+            reply.extraction = extraction
         }
         return reply
     }

@@ -33,7 +33,10 @@ extension Indexer {
             row.errorMessage = "\(error)"
         }
         let extraction: Result<Extraction?, ExtractionFailure>
-        if prepared.selection?.group.runsIsolated == true {
+        // With OCR on, images and PDFs go to the helper too: Tesseract and Leptonica are C
+        // over untrusted pictures, and OCR runs under the helper's budgets.
+        let ocr = helpers.budget.ocr != nil && OCR.applies(to: classification.contentType)
+        if prepared.selection?.group.runsIsolated == true || (ocr && prepared.selection != nil) {
             extraction = helpers.extract(path, preview: false, text: true)
         } else {
             do {

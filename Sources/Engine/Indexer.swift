@@ -160,7 +160,10 @@ extension Indexer {
     @discardableResult
     func rereadChangedReaders() throws -> Int {
         let stored = try index.readerFingerprints()
-        let changed = documents.changedDocumentTypes(since: stored)
+        let current = readerFingerprints
+        let changed = stored.map { stored in
+            Set(current.keys.filter { stored[$0] != current[$0] }).union(stored.keys.filter { current[$0] == nil })
+        } ?? Set(current.keys)
         guard !changed.isEmpty else { return 0 }
         // Content types whose reader is now a changed one (a type that had only the generic
         // reader and now has its own).
@@ -168,7 +171,21 @@ extension Indexer {
             guard let type = self.types.type(identifier: identifier), let selection = documents.selection(for: type) else { return false }
             return changed.contains(selection.group.documentTypeName)
         }
-        return try index.rereadRows(documentTypes: changed, contentTypes: Set(types), fingerprints: documents.fingerprints)
+        return try index.rereadRows(documentTypes: changed, contentTypes: Set(types), fingerprints: current)
+    }
+
+    /// The readers' fingerprints as this indexer reads: with OCR on, those of the readers of
+    /// images and PDFs carry its languages, so turning OCR on (or changing its languages, or
+    /// turning it off) reads their files again — and nothing else.
+    var readerFingerprints: [String: String] {
+        var fingerprints = documents.fingerprints
+        guard let ocr = helpers.budget.ocr else { return fingerprints }
+        for type in [UTType.pdf, .png, .jpeg, .tiff, .gif, .webP, .bmp] {
+            guard let name = documents.selection(for: type)?.group.documentTypeName, let fingerprint = fingerprints[name],
+                  !fingerprint.hasSuffix(" ocr") else { continue }
+            fingerprints[name] = fingerprint + " " + ocr.tesseractLanguages + " ocr"
+        }
+        return fingerprints
     }
 }
 

@@ -25,10 +25,13 @@ public struct Settings: Sendable, Equatable {
     public var documentMemoryBytes = 2 << 30
     /// Commands that read types Docent does not (`viewers:`; see `ExternalViewer`).
     public var viewers: [ExternalViewer] = []
+    /// OCR of images and scanned PDF pages (`ocr: {enabled: true, languages: [eng]}`); nil: off.
+    public var ocr: OCRSettings?
 
     /// The budgets documents opened in the helper run under.
     public var budget: DocumentBudget {
-        DocumentBudget(readBytes: documentReadBytes, textBytes: textBytes, seconds: documentSeconds, memoryBytes: documentMemoryBytes)
+        DocumentBudget(readBytes: documentReadBytes, textBytes: textBytes, seconds: documentSeconds, memoryBytes: documentMemoryBytes,
+                       ocr: ocr)
     }
 
     public init() {}
@@ -77,9 +80,10 @@ public struct Settings: Sendable, Equatable {
         }
         guard let object else { return }
         guard let map = object as? [String: Any] else { throw SettingsError(file: file, message: "expected a mapping of settings") }
-        for key in map.keys where !["roots", "exclude", "excludeDefaults", "limits", "viewers"].contains(key) {
-            throw SettingsError(file: file, message: "unknown setting `\(key)` (known: roots, exclude, excludeDefaults, limits, viewers)")
+        for key in map.keys where !["roots", "exclude", "excludeDefaults", "limits", "viewers", "ocr"].contains(key) {
+            throw SettingsError(file: file, message: "unknown setting `\(key)` (known: roots, exclude, excludeDefaults, limits, viewers, ocr)")
         }
+        if let value = map["ocr"] { ocr = try Self.ocr(value, file: file) }
         if let value = map["viewers"] {
             guard let list = value as? [Any] else { throw SettingsError(file: file, message: "`viewers` must be a list") }
             viewers += try list.enumerated().map { (index, item) throws(SettingsError) in try Self.viewer(item, index: index, file: file) }
@@ -105,6 +109,31 @@ public struct Settings: Sendable, Equatable {
                 }
             }
         }
+    }
+
+    /// `ocr`: `enabled` (true or false) and `languages` (Tesseract's names, each with its
+    /// language data installed).
+    static func ocr(_ value: Any, file: String) throws(SettingsError) -> OCRSettings? {
+        guard let map = value as? [String: Any] else { throw SettingsError(file: file, message: "`ocr` must be a mapping") }
+        for key in map.keys where !["enabled", "languages"].contains(key) {
+            throw SettingsError(file: file, message: "unknown key `\(key)` in `ocr` (known: enabled, languages)")
+        }
+        guard let enabled = map["enabled"] as? Bool else { throw SettingsError(file: file, message: "`ocr.enabled` must be true or false") }
+        var settings = OCRSettings()
+        if map["languages"] != nil {
+            settings.languages = try strings(map["languages"], key: "ocr.languages", file: file)
+            guard !settings.languages.isEmpty,
+                  settings.languages.allSatisfy({ !$0.isEmpty && $0.allSatisfy { $0.isLetter || $0.isNumber || $0 == "_" } }) else {
+                throw SettingsError(file: file, message: "`ocr.languages` must list Tesseract language names, such as [eng, deu]")
+            }
+        }
+        guard enabled else { return nil }
+        // Tesseract's data directory: $TESSDATA_PREFIX, else where Debian's packages put it.
+        let data = ProcessInfo.processInfo.environment["TESSDATA_PREFIX"] ?? "/usr/share/tesseract-ocr/5/tessdata"
+        for language in settings.languages where !FileManager.default.fileExists(atPath: "\(data)/\(language).traineddata") {
+            throw SettingsError(file: file, message: "no Tesseract language data for `\(language)` in \(data): install Debian's tesseract-ocr-\(language.replacingOccurrences(of: "_", with: "-").lowercased())")
+        }
+        return settings
     }
 
     /// One entry of `viewers`: `types` and `command` (non-empty lists of text), `output`
