@@ -244,7 +244,7 @@ if Context.environment["DOCENT_FUZZ"] != nil {
         ("FuzzJSON", ["Documents"]), ("FuzzCSV", ["Documents"]), ("FuzzRTF", ["Documents"]),
         ("FuzzManPage", ["Documents"]), ("FuzzMarkdown", ["Documents"]), ("FuzzImageHeader", ["Documents"]),
         ("FuzzQuery", ["Index"]), ("FuzzDeclarations", ["ContentTypes"]), ("FuzzInotify", ["Watcher"]),
-        ("FuzzHelperReply", ["Engine"]),
+        ("FuzzHelperReply", ["Engine"]), ("FuzzTokenizer", ["CSnippet", .product(name: "GRDB", package: "GRDB.swift")]),
     ]
     package.targets.append(.target(name: "CLibFuzzer", path: "Fuzz/CLibFuzzer"))
     package.targets.append(.target(name: "FuzzSupport", dependencies: ["CLibFuzzer"], path: "Fuzz/FuzzSupport"))

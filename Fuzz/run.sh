@@ -13,7 +13,7 @@ seconds=${1:-600}
 shift || true
 targets=("$@")
 if [ ${#targets[@]} -eq 0 ]; then
-  targets=(FuzzJSON FuzzCSV FuzzRTF FuzzManPage FuzzMarkdown FuzzImageHeader FuzzQuery FuzzDeclarations FuzzInotify FuzzHelperReply)
+  targets=(FuzzJSON FuzzCSV FuzzRTF FuzzManPage FuzzMarkdown FuzzImageHeader FuzzQuery FuzzDeclarations FuzzInotify FuzzHelperReply FuzzTokenizer)
 fi
 scratch=.build-fuzz
 mkdir -p "$scratch/findings" "$scratch/corpus"
@@ -36,7 +36,7 @@ fi
 seed_from FuzzMarkdown -name '*.md'
 seed_from FuzzDeclarations -name '*.yaml'
 cp Config/content-types.yaml "$scratch/corpus/FuzzDeclarations/" 2>/dev/null
-mkdir -p "$scratch/corpus/FuzzImageHeader" "$scratch/corpus/FuzzQuery" "$scratch/corpus/FuzzInotify" "$scratch/corpus/FuzzHelperReply"
+mkdir -p "$scratch/corpus/FuzzImageHeader" "$scratch/corpus/FuzzQuery" "$scratch/corpus/FuzzInotify" "$scratch/corpus/FuzzHelperReply" "$scratch/corpus/FuzzTokenizer"
 if [ -z "$(ls -A "$scratch/corpus/FuzzImageHeader")" ]; then
   # The first byte chooses the format (0 PNG, 1 JPEG, 2 GIF, 3 WebP, 4 BMP).
   i=0
@@ -46,6 +46,14 @@ if [ -z "$(ls -A "$scratch/corpus/FuzzImageHeader")" ]; then
     done
     i=$((i + 1))
   done
+fi
+if [ -z "$(ls -A "$scratch/corpus/FuzzTokenizer")" ]; then
+  # Text in many scripts: Debian's Chinese, Japanese and Korean translations where installed,
+  # and a few lines of mixed scripts.
+  for f in /usr/share/man/zh_CN/man1/ls.1.gz /usr/share/man/ja/man1/ls.1.gz; do
+    [ -f "$f" ] && zcat "$f" | head -c 16000 > "$scratch/corpus/FuzzTokenizer/$(echo "$f" | tr / _)"
+  done
+  printf '%s' 'The Swift言語 compiler runs on Linuxでも. 東京。大阪 naïve Ωmega 데비안은 자유 소프트웨어' > "$scratch/corpus/FuzzTokenizer/mixed"
 fi
 if [ -z "$(ls -A "$scratch/corpus/FuzzQuery")" ]; then
   n=0

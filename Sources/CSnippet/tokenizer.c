@@ -184,3 +184,56 @@ int docent_index_tokens(void *db, const char *text, int length, char *out, int c
     module.xDelete(instance);
     return rc == SQLITE_OK ? joined.length : -1;
 }
+
+/* ---- A self-check, for the fuzzer and the tests. ---- */
+
+typedef struct {
+    int length, tokens, bad;
+    int last_start;
+} Checked;
+
+static int check_token(void *context, int flags, const char *token, int length, int start, int end) {
+    Checked *checked = context;
+    if (length <= 0 || start < 0 || end > checked->length || start >= end || !token) checked->bad = 1;
+    if (!(flags & FTS5_TOKEN_COLOCATED)) {
+        if (start < checked->last_start) checked->bad = 1;  /* tokens come in order */
+        checked->last_start = start;
+        checked->tokens++;
+    } else if (checked->tokens == 0) {
+        checked->bad = 1;  /* colocated with nothing */
+    }
+    return SQLITE_OK;
+}
+
+static int check_count(void *context, const char *bytes, int length, int *count) {
+    Tokenizer *tokenizer = context;
+    *count = 0;
+    return tokenize((Fts5Tokenizer *)tokenizer, count, FTS5_TOKENIZE_DOCUMENT, bytes, length, docent_count_token);
+}
+
+int docent_tokenizer_check(void *db, const char *text, int length) {
+    fts5_api *api = docent_fts5_api(db);
+    if (!api) return -1;
+    void *user = NULL;
+    fts5_tokenizer module;
+    Fts5Tokenizer *instance = NULL;
+    if (api->xFindTokenizer(api, "docent", &user, &module) != SQLITE_OK) return -1;
+    if (module.xCreate(user, NULL, 0, &instance) != SQLITE_OK) return -1;
+    int problem = 0;
+    /* Offsets inside the text, in order; as a query too. */
+    for (int mode = 0; mode < 2 && !problem; mode++) {
+        Checked checked = { length, 0, 0, 0 };
+        int rc = module.xTokenize(instance, &checked, mode ? FTS5_TOKENIZE_QUERY : FTS5_TOKENIZE_DOCUMENT, text, length, check_token);
+        if (rc != SQLITE_OK || checked.bad) problem = 1 + mode;
+    }
+    /* The snippet's count of a stretch ending at a separator equals the tokenizer's. */
+    size_t end = docent_whole_tokens_end(text, 0, (size_t)length);
+    if (!problem && end > 0) {
+        int expected = 0, counted = 0;
+        int rc = module.xTokenize(instance, &expected, FTS5_TOKENIZE_DOCUMENT, text, (int)end, docent_count_token);
+        if (rc == SQLITE_OK) rc = docent_count_tokens(check_count, instance, text, end, &counted);
+        if (rc != SQLITE_OK || counted != expected) problem = 3;
+    }
+    module.xDelete(instance);
+    return problem;
+}

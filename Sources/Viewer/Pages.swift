@@ -36,7 +36,8 @@ enum Pages {
 
     /// What a search gave.
     enum Outcome: Sendable {
-        case hits([SearchHit], query: String)
+        /// Hits, and for a query nothing matched, what it may have meant.
+        case hits([SearchHit], query: String, suggestions: [SpellingSuggestion] = [])
         case error(message: String, column: Int?, query: String)
         case none
     }
@@ -90,8 +91,17 @@ enum Pages {
                 <p id="problem" class="problem" role="alert">\(column.map { "Column \($0): " } ?? "")\(escape(message))<br><code>\(shown)</code></p>\
                 <ol id="hits" role="listbox"></ol>
                 """
-        case .hits(let hits, _):
-            let count = hits.isEmpty ? "No matches" : hits.count == 1 ? "1 match" : "\(hits.count) best matches"
+        case .hits(let hits, let query, let suggestions):
+            var count = hits.isEmpty ? "No matches" : hits.count == 1 ? "1 match" : "\(hits.count) best matches"
+            if !suggestions.isEmpty {
+                // The query with each word replaced by its suggestion, as a link to that search.
+                let meant = query.split(separator: " ", omittingEmptySubsequences: false).map { word in
+                    suggestions.first { $0.word == String(word) }?.suggestion ?? String(word)
+                }.joined(separator: " ")
+                var form = URLComponents()
+                form.queryItems = [URLQueryItem(name: "q", value: meant)]
+                count += ". Did you mean <a class=\"suggestion\" href=\"/\(escape(form.string ?? ""))\">\(escape(meant))</a>?"
+            }
             return "<p id=\"problem\" class=\"count\">\(count)</p><ol id=\"hits\" role=\"listbox\">"
                 + hits.map { hit($0, fresh: fresh.contains($0.id), pictureLater: picturesLater) }.joined() + "</ol>"
         }

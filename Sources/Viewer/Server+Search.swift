@@ -41,7 +41,12 @@ extension ViewerServer {
         case .shown(let outcome):
             return outcome
         case .request(let request):
-            do { return .hits(try index.search(request), query: query) } catch {
+            do {
+                let hits = try index.search(request)
+                // "Did you mean" only for a query nothing matched: a keystroke with hits pays nothing.
+                let suggestions = hits.isEmpty ? (try? index.suggestions(for: request.match)) ?? [] : []
+                return .hits(hits, query: query, suggestions: suggestions)
+            } catch {
                 return .error(message: "\(error)", column: nil, query: query)
             }
         }

@@ -119,6 +119,12 @@ final class ServeTests: WatchFixture {
         #expect(error.contains("role=\"alert\"") && error.contains("Column 12"))
         #expect(error.contains("<mark class=\"at\">"))
 
+        // Nothing matched a misspelt word: the count says what it may have meant, as a link.
+        let misspelt = try get("/api/search?q=lighthuose%20coast").text
+        #expect(misspelt.contains("No matches. Did you mean <a class=\"suggestion\" href=\"/?q=lighthouse%20coast\">lighthouse coast</a>?"),
+                "\(misspelt)")
+        #expect(!hits.contains("Did you mean"))
+
         let source = try get("/api/search?q=lighthouse&group=source").text
         #expect(source.contains("lighthouse.py") && !source.contains("lighthouse.md") && !source.contains("lighthouse.txt"))
         let inB = try get("/api/search?q=lighthouse&root=" + (root + "/b").addingPercentEncoding(withAllowedCharacters: .alphanumerics)!).text

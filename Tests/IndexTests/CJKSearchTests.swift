@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import CSnippet
 @testable import Index
 import Testing
 import TestSupport
@@ -104,4 +105,31 @@ struct CJKSearchTests {
         }
         try expectMarked("深处", "最后的[深处]词汇在这里")
     }
+
+    @Test("The tokenizer's offsets stay inside the text and in order, and the snippet counts its tokens exactly, on 3,000 texts of mixed scripts and broken UTF-8")
+    func selfCheck() throws {
+        // Pieces of every kind the tokenizer meets, joined at random, some cut mid-character.
+        let pieces: [[UInt8]] = ["東京都", "ファイル", "데비안은", "ー", "々", "𠀋𡈽", "Swift", "naïve", "Ωmega", " ", "。", "、", "\n", "-", "🙂",
+                                 "ｶﾀｶﾅ", "ﾞ", "x", "42", "\u{00A0}", "İ", "ß"].map { Array($0.utf8) }
+            + [[0xE6, 0x9D], [0xFF], [0xC0, 0x80], [0xED, 0xA0, 0x80], [0xF4, 0x90, 0x80, 0x80], [0x80]]
+        var state: UInt64 = 0x2026_1123
+        func next() -> Int {
+            state = state &* 6364136223846793005 &+ 1442695040888963407
+            return Int(state >> 33)
+        }
+        try index.read { db in
+            for round in 0..<3000 {
+                var text: [UInt8] = []
+                for _ in 0..<(1 + next() % 40) { text += pieces[next() % pieces.count] }
+                let problem = text.withUnsafeBufferPointer { buffer in
+                    buffer.withMemoryRebound(to: CChar.self) {
+                        docent_tokenizer_check(UnsafeMutableRawPointer(db.sqliteConnection), $0.baseAddress, Int32($0.count))
+                    }
+                }
+                #expect(problem == 0, "round \(round): \(problem) on \(text)")
+                if problem != 0 { break }
+            }
+        }
+    }
 }
+

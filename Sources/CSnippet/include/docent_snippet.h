@@ -25,4 +25,10 @@ int docent_is_cjk(unsigned c);
    such tokenizer on connection `db`, or more than `capacity` bytes). */
 int docent_index_tokens(void *db, const char *text, int length, char *out, int capacity);
 
+/* Checks the `docent` tokenizer on `text`: every token's offsets inside it and in order (as a
+   document and as a query), and docent_snippet's count of its tokens equal to the
+   tokenizer's. 0 when all hold, else which failed (1 document, 2 query, 3 count); -1 when
+   the tokenizer is not registered on `db`. For the fuzzer and the tests. */
+int docent_tokenizer_check(void *db, const char *text, int length);
+
 #endif
