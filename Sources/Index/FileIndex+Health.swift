@@ -147,3 +147,19 @@ extension IndexError {
         return false
     }
 }
+
+/// The inverted index's shape: FTS5 writes each batch as a segment and merges them a few at a
+/// time, so an index built in one long run ends in a dozen or so segments, each of which every
+/// term lookup probes (and, in a search process, faults its pages in).
+extension FileIndex {
+    /// How many segments FTS5's inverted index is in (a segment's pages have rowids with its
+    /// id from bit 37 up; FTS5's own structure record and averages sit below).
+    public func fullTextSegments() throws(IndexError) -> Int {
+        try read { db in try Int.fetchOne(db, sql: "SELECT count(DISTINCT rowid >> 37) FROM files_fts_data WHERE rowid > 10") ?? 0 }
+    }
+
+    /// Merges the inverted index into one segment (FTS5's `optimize`).
+    public func optimizeFullText() throws(IndexError) {
+        try write { db in try db.execute(sql: "INSERT INTO files_fts (files_fts) VALUES ('optimize')") }
+    }
+}
