@@ -62,10 +62,11 @@ package struct SearchCommand: ParsableCommand {
         let index = try follow ? location.open() : location.openForSearching()
         var request = try makeRequest(index)
         // "Did you mean": for a person at a terminal and under --json, and what --fuzzy
-        // searches too; a pipe of paths pays nothing for it.
+        // searches too; a pipe of paths (or a --follow, which prints events) pays nothing for it.
+        let shown = !follow && (json || (Output.isTerminal && !files && !print0))
         let suggestions: [SpellingSuggestion]
         do {
-            suggestions = fuzzy || json || (Output.isTerminal && !files && !print0) ? try index.suggestions(for: request.match) : []
+            suggestions = fuzzy || shown ? try index.suggestions(for: request.match) : []
         } catch { throw IndexLocation.failure(error, path: index.path) }
         if fuzzy, !suggestions.isEmpty {
             request.match = request.match?.widened(with: Dictionary(suggestions.map { ($0.word.lowercased(), [$0.suggestion]) },

@@ -112,7 +112,7 @@ public enum ExtractionServer {
             let spent = ContinuousClock.now - started
             let left = (request.seconds ?? 30) * 0.8 - Double(spent.components.seconds) - Double(spent.components.attoseconds) / 1e18
             extraction.addOCR(path: path, type: prepared.configuration.contentType, settings: settings,
-                              readBytes: request.readBytes, seconds: left)
+                              readBytes: request.readBytes, textBytes: request.textBytes, seconds: left)
             reply.extraction = extraction
         }
         return reply

@@ -49,7 +49,9 @@ enum OCR {
     static func read(_ bytes: Data, type: UTType, settings: OCRSettings, seconds: Double,
                      cache: Cache = Cache()) -> (result: Result?, error: String?, cached: Bool) {
         let key = cache.key(bytes, languages: settings.tesseractLanguages)
-        if let hit = cache.lookup(key) { return (hit, nil, true) }
+        // A result cut short by its budget is read again only when there is clearly more
+        // time now (a raised `limits.documentSeconds`); otherwise it would stop there again.
+        if let hit = cache.lookup(key), !hit.stopped || seconds < hit.seconds * 1.5 { return (hit, nil, true) }
         let started = ContinuousClock.now
         var out = DocentOCRResult()
         let deadline = Int32(max(1, min(seconds * 1000, Double(Int32.max))))
@@ -123,7 +125,7 @@ enum OCR {
 extension Extraction {
     /// The OCR'd text of the file at `path` added to this extraction's text, with a metadata
     /// field saying so (and a problem when the budget ran out or nothing could be read).
-    mutating func addOCR(path: FilePath, type: UTType, settings: OCRSettings, readBytes: Int, seconds: Double) {
+    mutating func addOCR(path: FilePath, type: UTType, settings: OCRSettings, readBytes: Int, textBytes: Int, seconds: Double) {
         guard let bytes = WholeFile.read(path.string, limit: readBytes) else { return }
         let (result, error, cached) = OCR.read(bytes, type: type, settings: settings, seconds: seconds)
         if let error {
@@ -133,7 +135,7 @@ extension Extraction {
         guard let result else { return }
         let recognized = result.text.trimmingCharacters(in: .whitespacesAndNewlines)
         if !recognized.isEmpty {
-            text = [text ?? "", recognized].filter { !$0.isEmpty }.joined(separator: "\n")
+            text = Self.bounded([text ?? "", recognized].filter { !$0.isEmpty }.joined(separator: "\n"), to: textBytes)
         }
         let pages = "\(result.pages) page\(result.pages == 1 ? "" : "s")"
         let how = cached ? "from the cache" : String(format: "%.1f s", result.seconds)

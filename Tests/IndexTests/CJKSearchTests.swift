@@ -110,7 +110,8 @@ struct CJKSearchTests {
     func selfCheck() throws {
         // Pieces of every kind the tokenizer meets, joined at random, some cut mid-character.
         let pieces: [[UInt8]] = ["東京都", "ファイル", "데비안은", "ー", "々", "𠀋𡈽", "Swift", "naïve", "Ωmega", " ", "。", "、", "\n", "-", "🙂",
-                                 "ｶﾀｶﾅ", "ﾞ", "x", "42", "\u{00A0}", "İ", "ß"].map { Array($0.utf8) }
+                                 "ｶﾀｶﾅ", "ﾞ", "x", "42", "\u{00A0}", "İ", "ß",
+                                 "\u{0301}", "e\u{0301}", "\u{200D}", "\u{3000}"].map { Array($0.utf8) }
             + [[0xE6, 0x9D], [0xFF], [0xC0, 0x80], [0xED, 0xA0, 0x80], [0xF4, 0x90, 0x80, 0x80], [0x80]]
         var state: UInt64 = 0x2026_1123
         func next() -> Int {
