@@ -90,7 +90,8 @@ status=0
 for target in "${targets[@]}"; do
   echo "== $target: building"
   if ! DOCENT_FUZZ=1 swift build --scratch-path "$scratch" -c release --product "$target" \
-       -Xswiftc -sanitize=fuzzer,address -Xswiftc -use-ld=lld > "$scratch/build-$target.log" 2>&1; then
+       -Xswiftc -sanitize=fuzzer,address -Xswiftc -use-ld=lld \
+       -Xcc -fsanitize=fuzzer-no-link,address -Xcxx -fsanitize=fuzzer-no-link,address > "$scratch/build-$target.log" 2>&1; then
     tail -20 "$scratch/build-$target.log"; echo "$target: build failed" | tee -a "$scratch/summary.txt"; status=1; continue
   fi
   echo "== $target: fuzzing for $seconds s"
