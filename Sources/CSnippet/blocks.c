@@ -43,12 +43,8 @@ static int tokens_count(void *context, const char *bytes, int length, int *count
    (porter only stems, so it is left out). */
 static int counter_open(Counter *tokenizer) {
     pthread_once(&tokenizers_once, tokenizers_open);
-    if (!tokenizers) return SQLITE_ERROR;
-    void *user = NULL;
-    int rc = tokenizers->xFindTokenizer(tokenizers, "docent", &user, &tokenizer->module);
-    if (rc != SQLITE_OK) return rc;
     const char *arguments[] = { "unicode61", "remove_diacritics", "2" };
-    return tokenizer->module.xCreate(user, arguments, 3, &tokenizer->instance);
+    return docent_tokenizer_open(tokenizers, arguments, 3, &tokenizer->module, &tokenizer->instance);
 }
 
 /* ---- Storing. ---- */

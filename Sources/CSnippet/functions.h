@@ -10,6 +10,10 @@ int docent_register_rank(fts5_api *api);
    it wraps. */
 int docent_register_tokenizer(fts5_api *api);
 
+/* An instance of the `docent` tokenizer from `api`, over the tokenizer and arguments given
+   (none: its default, porter unicode61 remove_diacritics 2); xDelete it when done. */
+int docent_tokenizer_open(fts5_api *api, const char **arguments, int count, fts5_tokenizer *module, Fts5Tokenizer **instance);
+
 /* The FTS5 API of connection `db`, or NULL. */
 fts5_api *docent_fts5_api(sqlite3 *db);
 

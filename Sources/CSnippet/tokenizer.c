@@ -148,6 +148,13 @@ static int create(void *user, const char **arguments, int count, Fts5Tokenizer *
     return SQLITE_OK;
 }
 
+int docent_tokenizer_open(fts5_api *api, const char **arguments, int count, fts5_tokenizer *module, Fts5Tokenizer **instance) {
+    void *user = NULL;
+    *instance = NULL;
+    int rc = api ? api->xFindTokenizer(api, "docent", &user, module) : SQLITE_ERROR;
+    return rc == SQLITE_OK ? module->xCreate(user, arguments, count, instance) : rc;
+}
+
 int docent_register_tokenizer(fts5_api *api) {
     static fts5_tokenizer module = { create, destroy, tokenize };
     return api->xCreateTokenizer(api, "docent", api, &module, NULL);
@@ -172,13 +179,9 @@ static int join_token(void *context, int flags, const char *token, int length, i
 }
 
 int docent_index_tokens(void *db, const char *text, int length, char *out, int capacity) {
-    fts5_api *api = docent_fts5_api(db);
-    if (!api) return -1;
-    void *user = NULL;
     fts5_tokenizer module;
-    Fts5Tokenizer *instance = NULL;
-    if (api->xFindTokenizer(api, "docent", &user, &module) != SQLITE_OK) return -1;
-    if (module.xCreate(user, NULL, 0, &instance) != SQLITE_OK) return -1;
+    Fts5Tokenizer *instance;
+    if (docent_tokenizer_open(docent_fts5_api(db), NULL, 0, &module, &instance) != SQLITE_OK) return -1;
     Joined joined = { out, capacity, 0 };
     int rc = module.xTokenize(instance, &joined, FTS5_TOKENIZE_QUERY, text, length, join_token);
     module.xDelete(instance);
@@ -212,13 +215,9 @@ static int check_count(void *context, const char *bytes, int length, int *count)
 }
 
 int docent_tokenizer_check(void *db, const char *text, int length) {
-    fts5_api *api = docent_fts5_api(db);
-    if (!api) return -1;
-    void *user = NULL;
     fts5_tokenizer module;
-    Fts5Tokenizer *instance = NULL;
-    if (api->xFindTokenizer(api, "docent", &user, &module) != SQLITE_OK) return -1;
-    if (module.xCreate(user, NULL, 0, &instance) != SQLITE_OK) return -1;
+    Fts5Tokenizer *instance;
+    if (docent_tokenizer_open(docent_fts5_api(db), NULL, 0, &module, &instance) != SQLITE_OK) return -1;
     int problem = 0;
     /* Offsets inside the text, in order; as a query too. */
     for (int mode = 0; mode < 2 && !problem; mode++) {

@@ -110,7 +110,7 @@ public enum ExtractionServer {
             // What is left of the time budget, less a margin for the reply: OCR stops with what
             // it has rather than the helper being killed with nothing.
             let spent = ContinuousClock.now - started
-            let left = (request.seconds ?? 30) * 0.8 - Double(spent.components.seconds) - Double(spent.components.attoseconds) / 1e18
+            let left = (request.seconds ?? 30) * 0.8 - spent.seconds
             extraction.addOCR(path: path, type: prepared.configuration.contentType, settings: settings,
                               readBytes: request.readBytes, textBytes: request.textBytes, seconds: left)
             reply.extraction = extraction

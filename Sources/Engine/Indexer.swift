@@ -193,11 +193,8 @@ extension Indexer {
     var readerFingerprints: [String: String] {
         var fingerprints = documents.fingerprints
         guard let ocr = helpers.budget.ocr else { return fingerprints }
-        for type in [UTType.pdf, .png, .jpeg, .tiff, .gif, .webP, .bmp] {
-            guard let name = documents.selection(for: type)?.group.documentTypeName, let fingerprint = fingerprints[name],
-                  !fingerprint.hasSuffix(" ocr") else { continue }
-            fingerprints[name] = fingerprint + " " + ocr.tesseractLanguages + " ocr"
-        }
+        let readers = Set(OCR.types.compactMap { documents.selection(for: $0)?.group.documentTypeName })
+        for name in readers { fingerprints[name]? += " " + ocr.tesseractLanguages + " ocr" }
         return fingerprints
     }
 }

@@ -28,11 +28,10 @@ enum OCR {
     /// How finely PDF pages are drawn for Tesseract (its documentation's advice: 300).
     static let dpi = 300
 
-    /// The raster images Leptonica reads, and PDFs.
-    static func applies(to type: UTType) -> Bool {
-        if type.conforms(to: .pdf) { return true }
-        return [UTType.png, .jpeg, .tiff, .gif, .webP, .bmp].contains { type.conforms(to: $0) }
-    }
+    /// PDFs and the raster images Leptonica reads.
+    static let types: [UTType] = [.pdf, .png, .jpeg, .tiff, .gif, .webP, .bmp]
+
+    static func applies(to type: UTType) -> Bool { types.contains { type.conforms(to: $0) } }
 
     /// One file's OCR, as cached.
     struct Result: Codable, Equatable {
@@ -67,7 +66,7 @@ enum OCR {
         if let error = out.error { return (nil, String(cString: error), false) }
         let elapsed = ContinuousClock.now - started
         let result = Result(text: out.text.map { String(cString: $0) } ?? "", pages: Int(out.pages),
-                            seconds: Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18,
+                            seconds: elapsed.seconds,
                             stopped: out.stopped != 0, languages: settings.tesseractLanguages)
         cache.store(result, key: key)
         return (result, nil, false)
