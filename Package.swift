@@ -64,6 +64,13 @@ let package = Package(
             pkgConfig: "sqlite3",
             providers: [.apt(["libsqlite3-dev"])]
         ),
+        // libpq, PostgreSQL's own client (Debian's libpq-dev): a shared index on PostgreSQL, its
+        // credentials from libpq's places (environment, service file, password file).
+        .systemLibrary(
+            name: "CLibPQ",
+            pkgConfig: "libpq",
+            providers: [.apt(["libpq-dev"])]
+        ),
         // GMime (libgmime-3.0-dev): its headers through a link in include/, its GLib
         // include paths from poppler-glib's pkg-config entry (see gmime.c).
         .target(name: "CGMime", dependencies: ["CPoppler"]),
@@ -138,6 +145,9 @@ let package = Package(
             name: "Index",
             dependencies: ["ContentTypes", "CZstd", "CSnippet", "FileAccess", .product(name: "GRDB", package: "GRDB.swift")]
         ),
+        // The index on PostgreSQL, shared by several hosts (linked by the engine, not by the
+        // `docent` executable's searches: libpq and its libraries cost ~3 ms to load).
+        .target(name: "PostgresIndex", dependencies: ["Index", "CLibPQ", "FileAccess"]),
         .target(
             name: "Engine",
             dependencies: ["Classifier", "DocumentModel", "Documents", "FileAccess", "ContentTypes", "Index", "Watcher", "Yams", "CPicture", "CTagLib", "COCR",
@@ -170,7 +180,7 @@ let package = Package(
             name: "DocentKit",
             dependencies: [
                 "ContentTypes", "Classifier", "Watcher", "FileAccess", "DocumentModel", "Documents",
-                "Rendering", "Engine", "Index", "DocentCLI", "CMalloc", "UniformTypeIdentifiers",
+                "Rendering", "Engine", "Index", "PostgresIndex", "DocentCLI", "CMalloc", "UniformTypeIdentifiers",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
@@ -195,7 +205,7 @@ let package = Package(
         .executableTarget(
             name: "DocentBench",
             dependencies: [
-                "ContentTypes", "Classifier", "Watcher", "Engine", "Index",
+                "ContentTypes", "Classifier", "Watcher", "Engine", "Index", "PostgresIndex",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "SystemPackage", package: "swift-system"),
             ]
@@ -231,6 +241,10 @@ let package = Package(
             dependencies: ["DocentKit", "DocentCLI", "Documents", "DocumentModel", "Engine", "TestSupport", "UniformTypeIdentifiers",
                            .product(name: "GRDB", package: "GRDB.swift"),
                            .product(name: "SystemPackage", package: "swift-system")]
+        ),
+        .testTarget(
+            name: "PostgresTests",
+            dependencies: ["PostgresIndex", "Index", "Engine", "TestSupport", .product(name: "SystemPackage", package: "swift-system")]
         ),
         .testTarget(name: "DocentCLITests", dependencies: ["ContentTypes", "FileAccess", "TestSupport"]),
     ],

@@ -9,15 +9,38 @@ import Glibc
 
 /// Where the index lives, for every command that uses it.
 package struct IndexLocation: ParsableArguments {
-    @Option(name: .customLong("index"), help: "The index database (default: $XDG_DATA_HOME/docent/index.sqlite).")
+    @Option(name: .customLong("index"), help: "The index: a database file (default: $XDG_DATA_HOME/docent/index.sqlite, or `index:` in config.yaml), or a postgresql:// address shared by several hosts.")
     package var path: String?
 
     package init() {}
 
-    package var resolved: String { path ?? FileIndex.defaultPath() }
+    /// The index asked for: `--index`, else `index:` in config.yaml (`configured`, set by the
+    /// engine from its settings), else the default file.
+    package var resolved: String { path ?? Self.configured.withLock { $0.index } ?? FileIndex.defaultPath() }
+
+    /// Whether the index is on a PostgreSQL server rather than in a file.
+    package var isServer: Bool { Self.isServerAddress(resolved) }
+
+    package static func isServerAddress(_ text: String) -> Bool {
+        text.hasPrefix("postgresql://") || text.hasPrefix("postgres://")
+    }
+
+    /// `index:` and `host:` from the settings; set once at start-up by docent-engine.
+    package static let configured = Locked<(index: String?, host: String?)>((nil, nil))
+
+    /// Opens a server's index (PostgreSQL): set by docent-engine, which links the client.
+    /// Arguments: the address, this machine's name in it, and the directory for its state files.
+    package static let openServer = Locked<(@Sendable (String, String, String) throws(IndexError) -> any IndexStore)?>(nil)
+
+    /// This machine's name in a shared index: `DOCENT_HOST`, else `host:`, else the host name.
+    package static var hostName: String {
+        ProcessInfo.processInfo.environment["DOCENT_HOST"].flatMap { $0.isEmpty ? nil : $0 }
+            ?? configured.withLock { $0.host } ?? LocalHost.name
+    }
 
     /// Opens the index for reading; a damaged or newer index is a clear error (exit 2).
-    package func open(mappedReads: Bool = false) throws -> FileIndex {
+    package func open(mappedReads: Bool = false) throws -> any IndexStore {
+        if isServer { return try openServerIndex() }
         do {
             return try FileIndex(path: resolved, mappedReads: mappedReads, privateDirectory: path == nil)
         } catch {
@@ -26,11 +49,31 @@ package struct IndexLocation: ParsableArguments {
     }
 
     /// Opens the index for searches alone (`FileIndex.searching`): one connection, no pool.
-    package func openForSearching() throws -> FileIndex {
+    package func openForSearching() throws -> any IndexStore {
+        if isServer { return try openServerIndex() }
         do {
             return try FileIndex.searching(path: resolved, privateDirectory: path == nil)
         } catch {
             throw Self.failure(error, path: resolved)
+        }
+    }
+
+    /// Connects to the PostgreSQL index. A password in the address is refused: it would be
+    /// seen by every process that lists command lines (libpq reads it from ~/.pgpass).
+    package func openServerIndex() throws -> any IndexStore {
+        let address = resolved
+        let userPassword = address.range(of: "://").flatMap { scheme in
+            address[scheme.upperBound...].firstIndex(of: "@").map { address[scheme.upperBound..<$0].contains(":") }
+        } ?? false
+        if userPassword || address.contains("password=") {
+            throw CommandFailure("the index address holds a password: put it in ~/.pgpass (or PGPASSFILE, a service file) instead")
+        }
+        guard let open = Self.openServer.withLock({ $0 }) else { throw CommandFailure("a PostgreSQL index is opened by docent-engine") }
+        let state = (FileIndex.defaultPath() as NSString).deletingLastPathComponent
+        do {
+            return try open(address, Self.hostName, state)
+        } catch {
+            throw CommandFailure("\(error)")
         }
     }
 

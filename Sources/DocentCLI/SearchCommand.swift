@@ -14,7 +14,8 @@ package struct SearchCommand: ParsableCommand {
         discussion: """
             Words must all match; "exact phrases"; prefix*; OR; -word or NOT word; parentheses. Fields:
             type: (an identifier, or pdf, image, text, source, markdown, …; subtypes match too), ext:,
-            name: (a glob), in: (a directory), size: (>10M, <1k), modified: (>2025-06-01, <7d), title:.
+            name: (a glob), in: (a directory), size: (>10M, <1k), modified: (>2025-06-01, <7d), title:,
+            host: (a machine, in an index shared on PostgreSQL).
             Exit status: 0 something matched, 1 nothing did, 2 an error.
             """
     )
@@ -56,9 +57,10 @@ package struct SearchCommand: ParsableCommand {
 
     package func run() throws {
         Output.ignoreSIGPIPE()
-        guard FileManager.default.fileExists(atPath: location.resolved) else {
+        guard location.isServer || FileManager.default.fileExists(atPath: location.resolved) else {
             throw CommandFailure("there is no index at \(location.resolved) yet: run `docent index DIRECTORY` first")
         }
+        if follow, location.isServer { throw CommandFailure("--follow needs an index on this machine; a PostgreSQL index has no live results yet") }
         let index = try follow ? location.open() : location.openForSearching()
         var request = try makeRequest(index)
         // "Did you mean": for a person at a terminal and under --json, and what --fuzzy
@@ -73,7 +75,7 @@ package struct SearchCommand: ParsableCommand {
                                                                     uniquingKeysWith: +))
         }
         if follow {
-            guard let following = Self.following else { throw CommandFailure("--follow is run by docent-engine") }
+            guard let following = Self.following, let index = index as? FileIndex else { throw CommandFailure("--follow is run by docent-engine") }
             return try following(self, request, index)
         }
         let hits: [SearchHit]
@@ -156,7 +158,7 @@ package struct SearchCommand: ParsableCommand {
     }
 
     /// The parsed query as a request; a syntax error or an unknown type is a usage error.
-    private func makeRequest(_ index: FileIndex) throws -> SearchRequest {
+    private func makeRequest(_ index: any IndexStore) throws -> SearchRequest {
         let parsed: SearchQuery
         do {
             parsed = try SearchQuery.parse(query.joined(separator: " "))
@@ -168,10 +170,12 @@ package struct SearchCommand: ParsableCommand {
 
     /// Prints one hit in the chosen form; `event` tags JSON objects under --follow.
     package func show(_ hit: SearchHit, event: String?) {
+        // Another host's file is named host:path (scp's form), never as a path of this machine.
+        let path = hit.host.map { Array($0.utf8) + [UInt8(ascii: ":")] + hit.path } ?? hit.path
         if print0 {
-            Output.write(Data(hit.path + [0]))
+            Output.write(Data(path + [0]))
         } else if files {
-            Output.write(Data(hit.path + [0x0A]))
+            Output.write(Data(path + [0x0A]))
         } else if json {
             Output.line(JSONRenderer.encode(HitJSON(hit, event: event)))
         } else {
@@ -183,7 +187,7 @@ package struct SearchCommand: ParsableCommand {
 extension SearchRequest {
     /// The request for a parsed query: `type:` names expanded through the conformance the
     /// index recorded, `in:` directories made absolute. An unknown type is a `CommandFailure`.
-    package init(_ parsed: SearchQuery, limit: Int, in index: FileIndex) throws {
+    package init(_ parsed: SearchQuery, limit: Int, in index: any IndexStore) throws {
         self.init(match: parsed.match, limit: limit)
         if !parsed.types.isEmpty {
             var allowed: Set<String>?
@@ -201,6 +205,7 @@ extension SearchRequest {
         directories = parsed.directories.map { Array(Paths.absolute($0).string.utf8) }
         size = parsed.size
         modified = parsed.modified
+        hosts = parsed.hosts
     }
 }
 
@@ -214,11 +219,14 @@ package struct SuggestionsJSON: Encodable {
 /// A hit as `--json` prints it.
 package struct HitJSON: Encodable {
     package let path: String, contentType: String, title: String?, score: Double, snippet: String
+    /// The host the file is on, when not this one (an index shared on PostgreSQL).
+    package let host: String?
     /// Under --follow: "match" (the first results), "added".
     package let event: String?
     package init(_ hit: SearchHit, event: String? = nil) {
         self.event = event
         path = hit.displayPath
+        host = hit.host
         contentType = hit.contentType
         title = hit.title
         score = hit.score
@@ -236,7 +244,8 @@ package enum HitFormat {
                     .map { String($0).replacingOccurrences(of: "\n", with: " ").terminalSafe }
                 return index == 0 || parts.count < 2 ? parts.joined() : open + parts[0] + close + parts[1]
             }.joined()
-        var lines = [(terminal ? "\u{1B}[1;36m" : "") + hit.displayPath.terminalSafe + (terminal ? "\u{1B}[0m" : "")]
+        let place = (hit.host.map { $0 + ":" } ?? "") + hit.displayPath
+        var lines = [(terminal ? "\u{1B}[1;36m" : "") + place.terminalSafe + (terminal ? "\u{1B}[0m" : "")]
         var facts = [hit.contentType, String(format: "score %.3g", hit.score)]
         if let title = hit.title, !title.isEmpty { facts.append(title.terminalSafe) }
         lines.append("  " + facts.joined(separator: " · "))
@@ -259,7 +268,7 @@ package enum TypeNames {
     /// The identifiers of `name`'s type and every type that conforms to it: from the
     /// conformance the index recorded when it can answer (an identifier or a short name), else
     /// from the type registry (extensions, MIME types; it reads the shared-mime-info database).
-    package static func expand(_ name: String, in index: FileIndex) throws -> Set<String> {
+    package static func expand(_ name: String, in index: any IndexStore) throws -> Set<String> {
         let identifier = shortNames[name.lowercased()] ?? name
         if !identifier.contains("/"), identifier.contains("."), let found = try? index.contentTypes(conformingTo: identifier) {
             return found

@@ -4,6 +4,8 @@ import ContentTypes
 import DocentCLI
 import DocumentModel
 import Engine
+import Index
+import PostgresIndex
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -54,6 +56,10 @@ public enum DocentMain {
             ExtractionServer.serve(memoryBytes: memory)
         }
         SearchCommand.following = { command, request, index in try command.follow(request, in: index) }
+        if let settings = try? Settings.current.get() { IndexLocation.configured.withLock { $0 = (settings.index, settings.host) } }
+        IndexLocation.openServer.withLock {
+            $0 = { address, host, state throws(IndexError) in try PostgresIndex(address: address, host: host, stateDirectory: state) }
+        }
         InfoCommand.readers.withLock { $0 = { AppDocuments.groups.map { ($0.documentTypeName, $0.readableContentTypes) } } }
         await CommandLineRunner.run(Docent.self)
     }

@@ -76,7 +76,7 @@ struct IndexCommand: ParsableCommand {
 enum Roots {
     /// The directories given on the command line (each must be one), or, with none, the
     /// configured and remembered roots; no roots at all is an error saying how to add one.
-    static func resolve(_ arguments: [String], in index: FileIndex, settings: Settings, command: String,
+    static func resolve(_ arguments: [String], in index: any IndexStore, settings: Settings, command: String,
                         keepMissing: Bool) throws -> [FilePath] {
         var paths: [FilePath] = []
         for root in arguments {
@@ -97,7 +97,7 @@ enum Roots {
 
     /// The roots to use when none are given: those in the settings, then those remembered
     /// in the index; ones that are missing are reported and left out.
-    static func remembered(in index: FileIndex, settings: Settings, keepMissing: Bool = false) throws -> [FilePath] {
+    static func remembered(in index: any IndexStore, settings: Settings, keepMissing: Bool = false) throws -> [FilePath] {
         var seen: Set<FilePath> = []
         var paths: [FilePath] = []
         let stored: [[UInt8]]
@@ -119,6 +119,7 @@ extension IndexLocation {
     /// Opens the index for a command that writes it: checked when it may be damaged, and
     /// rebuilt from its roots when it is (see `IndexSession`).
     func openForWriting(thoroughCheck: Bool = false, report: @escaping (String) -> Void = { Output.warning($0) }) throws -> IndexSession {
+        if isServer { return IndexSession(store: try openServerIndex()) }
         do {
             return try IndexSession(path: resolved, privateDirectory: path == nil, thoroughCheck: thoroughCheck, report: report)
         } catch {

@@ -45,13 +45,13 @@ struct StatusCommand: ParsableCommand {
         let ocr = (try? Settings.current.get())?.ocr
         let ocrTotals = OCRTotals.cached()
         if json {
-            printJSON(statistics, categories: categories, failed: failed, path: index.path, watch: watch, ocr: (ocr, ocrTotals))
+            printJSON(statistics, categories: categories, failed: failed, path: index.displayName, watch: watch, ocr: (ocr, ocrTotals))
         } else if errors {
             for file in failed {
                 Output.line("\(file.displayPath.terminalSafe): \(file.errorKind ?? "error"): \((file.errorMessage ?? "").terminalSafe)")
             }
         } else {
-            printText(statistics, categories: categories, path: index.path, watch: watch)
+            printText(statistics, categories: categories, path: index.displayName, watch: watch)
             if ocr != nil || ocrTotals.files > 0 {
                 let state = ocr.map { "on (\($0.languages.joined(separator: "+")))" } ?? "off"
                 Output.line("")
@@ -65,6 +65,10 @@ struct StatusCommand: ParsableCommand {
         Output.line("index    \(path.terminalSafe) (\(Figures.bytes(statistics.bytesOnDisk)))")
         let errorTotal = statistics.errorKinds.values.reduce(0, +)
         Output.line("files    \(statistics.files.formatted())" + (errorTotal > 0 ? ", \(errorTotal.formatted()) with errors" : ""))
+        if !statistics.hosts.isEmpty {
+            Output.line("hosts    " + statistics.hosts.sorted { $0.key < $1.key }.map { "\($0.key.terminalSafe) \($0.value.formatted())" }
+                .joined(separator: ", ") + " (this one: \(IndexLocation.hostName.terminalSafe))")
+        }
         if let watch {
             Output.line("watcher  \(watch.state) (pid \(watch.pid)): \(watch.watchedDirectories.formatted()) directories watched, "
                         + "\(watch.pending.formatted()) changes pending, \(watch.overflows) overflows")
@@ -108,6 +112,7 @@ struct StatusCommand: ParsableCommand {
             "index": path,
             "indexBytes": statistics.bytesOnDisk,
             "files": statistics.files,
+            "hosts": statistics.hosts,
             "roots": statistics.roots.map { root -> [String: Any] in
                 var entry: [String: Any] = ["path": String(decoding: root.path, as: UTF8.self), "files": root.files, "errors": root.errors]
                 entry["lastIndexed"] = root.lastIndexed.map(iso.string(from:)) ?? NSNull()

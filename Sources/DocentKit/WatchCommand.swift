@@ -152,7 +152,7 @@ extension WatchCommand {
 /// One watcher per index: an exclusive `flock` on a file beside it, held until exit.
 enum WatchLock {
     /// Takes the lock, waiting for it with `wait`, else failing with a message naming the holder.
-    static func acquire(_ index: FileIndex, wait: Bool) throws {
+    static func acquire(_ index: any IndexStore, wait: Bool) throws {
         let fd = try open(index)
         if flock(fd, LOCK_EX | LOCK_NB) == 0 { return }  // the descriptor stays open: the lock lasts until exit
         let holder = WatchStatus.read(from: index.watchStatusPath).map { " (pid \($0.pid))" } ?? ""
@@ -166,14 +166,14 @@ enum WatchLock {
     }
 
     /// Takes the lock if no watcher holds it; false if one does.
-    static func tryAcquire(_ index: FileIndex) throws -> Bool {
+    static func tryAcquire(_ index: any IndexStore) throws -> Bool {
         let fd = try open(index)
         if flock(fd, LOCK_EX | LOCK_NB) == 0 { return true }
         close(fd)
         return false
     }
 
-    private static func open(_ index: FileIndex) throws -> Int32 {
+    private static func open(_ index: any IndexStore) throws -> Int32 {
         let fd = Glibc.open(index.lockPath, O_RDWR | O_CREAT | O_CLOEXEC, PrivateStorage.fileMode)
         guard fd >= 0 else { throw CommandFailure("cannot open \(index.lockPath): \(Errno(rawValue: errno))") }
         _ = fchmod(fd, PrivateStorage.fileMode)

@@ -24,7 +24,11 @@ import Glibc
 public final class IndexSession {
     public let path: String
     /// The open index (a new one after a rebuild).
-    public private(set) var index: FileIndex
+    public var index: any IndexStore { sqlite ?? store! }
+    /// The SQLite index, when it is one (checks, rebuilds and clean closes are its own).
+    private var sqlite: FileIndex?
+    /// A store on a database server, which keeps its own health.
+    private let store: (any IndexStore)?
     /// Whether this session rebuilt the index (every file under the roots is read again).
     public private(set) var rebuilt = false
     private let privateDirectory: Bool
@@ -44,6 +48,7 @@ public final class IndexSession {
         self.path = path
         self.privateDirectory = privateDirectory
         self.report = report
+        store = nil
         try? PrivateStorage.makeDirectory((path as NSString).deletingLastPathComponent, tightenExisting: privateDirectory)
         writers = Glibc.open(path + ".writers", O_RDWR | O_CREAT | O_CLOEXEC, PrivateStorage.fileMode)
         let assessment = Self.assess(path: path, writers: writers)
@@ -61,9 +66,9 @@ public final class IndexSession {
             }
         }
         do {
-            index = try FileIndex(path: path, privateDirectory: privateDirectory)
+            sqlite = try FileIndex(path: path, privateDirectory: privateDirectory)
         } catch let error where error.isDamage {
-            index = try Self.rebuild(path: path, privateDirectory: privateDirectory, after: error, old: nil, report: report)
+            sqlite = try Self.rebuild(path: path, privateDirectory: privateDirectory, after: error, old: nil, report: report)
             rebuilt = true
             return
         }
@@ -78,13 +83,23 @@ public final class IndexSession {
         if FileManager.default.fileExists(atPath: FileIndex.damageFlagPath(for: path)), thorough == true {
             unlink(FileIndex.damageFlagPath(for: path))  // checked, and sound or rebuilt
         }
-        if access(index.rootsFilePath, F_OK) != 0 { try? index.saveRootsFile() }
+        if let sqlite, access(sqlite.rootsFilePath, F_OK) != 0 { try? sqlite.saveRootsFile() }
+    }
+
+    /// A session on a store that a database server keeps (PostgreSQL): nothing to judge,
+    /// check or rebuild here; `finish()` closes the connection.
+    public init(store: any IndexStore) {
+        self.store = store
+        path = store.path
+        privateDirectory = false
+        report = { _ in }
     }
 
     /// Checks the open index, and rebuilds it when the check finds damage.
     public func checkOrRebuild(thorough: Bool) throws(IndexError) {
+        guard let sqlite else { return }
         do {
-            try index.check(thorough: thorough)
+            try sqlite.check(thorough: thorough)
         } catch let error where error.isDamage {
             try rebuild(after: error)
         }
@@ -93,7 +108,8 @@ public final class IndexSession {
 
     /// Moves the damaged index aside and opens a new one holding the same roots.
     public func rebuild(after error: IndexError) throws(IndexError) {
-        index = try Self.rebuild(path: path, privateDirectory: privateDirectory, after: error, old: index, report: report)
+        guard sqlite != nil else { throw error }
+        sqlite = try Self.rebuild(path: path, privateDirectory: privateDirectory, after: error, old: sqlite, report: report)
         rebuilt = true
     }
 

@@ -49,7 +49,7 @@ public struct IndexProgress: Sendable {
 /// hands files to the workers through a bounded queue, so memory does not grow with the
 /// size of the tree.
 public final class Indexer: Sendable {
-    public let index: FileIndex
+    public let index: any IndexStore
     public let documents: DocumentRegistry
     /// The content types, built on first use: a run that reads no file (nothing changed)
     /// never parses the shared-mime-info database.
@@ -65,7 +65,7 @@ public final class Indexer: Sendable {
     /// Helper processes for documents that run isolated.
     let helpers: HelperPool
 
-    public init(index: FileIndex, documents: DocumentRegistry = AppDocuments.registry,
+    public init(index: any IndexStore, documents: DocumentRegistry = AppDocuments.registry,
                 types: @autoclosure @escaping @Sendable () -> UTTypeRegistry = .shared,
                 settings: Settings = .defaults(), workers: Int = ProcessInfo.processInfo.activeProcessorCount) {
         self.index = index
@@ -199,17 +199,12 @@ extension Indexer {
     }
 }
 
-extension FileIndex {
+extension IndexStore {
     /// The database and the files beside it that Docent writes: never indexed nor watched,
     /// even when the index lies under a root (indexing them would feed on itself).
     public var ownFiles: [FilePath] {
-        (Self.sideFileSuffixes + [".watch.json.tmp"]).map { FilePath(path + $0) }
+        (FileIndex.sideFileSuffixes + [".watch.json.tmp"]).map { FilePath(path + $0) }
     }
-
-    /// The lock a watcher holds on this index.
-    public var lockPath: String { path + ".lock" }
-    /// Where a running watcher publishes its state.
-    public var watchStatusPath: String { path + ".watch.json" }
 }
 
 extension FileStatus {

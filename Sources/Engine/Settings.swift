@@ -27,6 +27,12 @@ public struct Settings: Sendable, Equatable {
     public var viewers: [ExternalViewer] = []
     /// OCR of images and scanned PDF pages (`ocr: {enabled: true, languages: [eng]}`); nil: off.
     public var ocr: OCRSettings?
+    /// Where the index is (`index:`): a database file, or a PostgreSQL address
+    /// (`postgresql://host/db`, credentials from libpq's places) shared by several hosts; nil:
+    /// the default file.
+    public var index: String?
+    /// This machine's name in a shared index (`host:`); nil: the host name.
+    public var host: String?
 
     /// The budgets documents opened in the helper run under.
     public var budget: DocumentBudget {
@@ -80,8 +86,27 @@ public struct Settings: Sendable, Equatable {
         }
         guard let object else { return }
         guard let map = object as? [String: Any] else { throw SettingsError(file: file, message: "expected a mapping of settings") }
-        for key in map.keys where !["roots", "exclude", "excludeDefaults", "limits", "viewers", "ocr"].contains(key) {
-            throw SettingsError(file: file, message: "unknown setting `\(key)` (known: roots, exclude, excludeDefaults, limits, viewers, ocr)")
+        for key in map.keys where !["roots", "exclude", "excludeDefaults", "limits", "viewers", "ocr", "index", "host"].contains(key) {
+            throw SettingsError(file: file, message: "unknown setting `\(key)` (known: roots, exclude, excludeDefaults, limits, viewers, ocr, index, host)")
+        }
+        if let value = map["index"] {
+            guard let text = value as? String, !text.isEmpty else {
+                throw SettingsError(file: file, message: "`index` must be a path or a postgresql:// address")
+            }
+            if text.contains("://"), !(text.hasPrefix("postgresql://") || text.hasPrefix("postgres://")) {
+                throw SettingsError(file: file, message: "`index`: \(text) is not a postgresql:// address (nor a path)")
+            }
+            if let scheme = text.range(of: "://"), let at = text[scheme.upperBound...].firstIndex(of: "@"),
+               text[scheme.upperBound..<at].contains(":") {
+                throw SettingsError(file: file, message: "`index` must not hold a password: put it in ~/.pgpass (PGPASSFILE) or a service file")
+            }
+            index = text.contains("://") ? text : Self.expandingTilde(text, home: home)
+        }
+        if let value = map["host"] {
+            guard let text = value as? String, !text.isEmpty, !text.contains("/"), !text.contains(where: \.isWhitespace) else {
+                throw SettingsError(file: file, message: "`host` must be a name without spaces or slashes")
+            }
+            host = text
         }
         if let value = map["ocr"] { ocr = try Self.ocr(value, file: file) }
         if let value = map["viewers"] {

@@ -33,7 +33,7 @@ public final class WatchService: Sendable {
     private let storageFailures = Atomic<Int>(0)
 
     /// Watches `roots` for `index`, keeping the entries of `previews` current too.
-    public init(index: FileIndex, roots: [FilePath], settings: Settings, previews: PreviewCache? = PreviewCache(),
+    public init(index: any IndexStore, roots: [FilePath], settings: Settings, previews: PreviewCache? = PreviewCache(),
                 options: WatcherOptions = WatcherOptions(), logger: Logger,
                 onStatus: (@Sendable (WatchStatus) -> Void)? = nil) throws {
         self.roots = roots

@@ -140,11 +140,14 @@ extension IndexError {
         return false
     }
 
-    /// Whether the disk under the index took no writes (full, read-only, failing): worth
-    /// trying again later; the failed transaction left nothing behind.
+    /// Whether the disk under the index took no writes (full, read-only, failing), or its
+    /// server could not be reached: worth trying again later; the failed transaction left
+    /// nothing behind.
     public var isStorage: Bool {
-        if case .storage = self { return true }
-        return false
+        switch self {
+        case .storage, .unreachable: true
+        default: false
+        }
     }
 }
 

@@ -43,7 +43,7 @@ extension FileIndex {
 extension FileIndex {
     /// The byte range `[lower, upper)` holding every path under `directory`: the directory
     /// with a trailing "/", and the same with "/" replaced by "0", the next byte.
-    static func subtreeRange(_ directory: [UInt8]) -> (lower: [UInt8], upper: [UInt8]) {
+    package static func subtreeRange(_ directory: [UInt8]) -> (lower: [UInt8], upper: [UInt8]) {
         var lower = directory
         if lower.last != UInt8(ascii: "/") { lower.append(UInt8(ascii: "/")) }
         var upper = lower

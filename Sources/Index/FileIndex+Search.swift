@@ -23,6 +23,8 @@ public struct SearchRequest: Sendable {
     public var modified: [SearchQuery.Comparison] = []
     /// Exact paths a hit must be one of (nil for any).
     public var paths: [[UInt8]]?
+    /// Hosts a hit must come from, any of them (`host:`); empty for every host.
+    public var hosts: [String] = []
     /// Whether hits get snippets (each costs a pass over the file's text).
     public var snippets = true
     /// Whether hits are ranked (BM25 for every match); without, they come newest first, for
@@ -48,6 +50,14 @@ public struct SearchHit: Sendable, Hashable {
     /// Text around the matched terms; each match is between `SearchHit.matchStart` and `matchEnd`.
     public var snippet: String
     public var modified: Int64
+    /// The host the file is on, when that is not this machine (a shared PostgreSQL index).
+    public var host: String?
+
+    public init(id: Int64, path: [UInt8], contentType: String, title: String?, score: Double, snippet: String, modified: Int64,
+                host: String? = nil) {
+        (self.id, self.path, self.contentType, self.title, self.score, self.snippet, self.modified, self.host)
+            = (id, path, contentType, title, score, snippet, modified, host)
+    }
 
     /// Marks the start and end of a matched term in `snippet` (renderers replace them).
     public static let matchStart = "\u{2}", matchEnd = "\u{3}"
@@ -61,7 +71,7 @@ extension FileIndex {
     static let weights = "10.0, 5.0, 1.0, 2.0, 0.5"
 
     /// `text` with LIKE's wildcards escaped by a backslash.
-    static func likeEscaped(_ text: String) -> String {
+    package static func likeEscaped(_ text: String) -> String {
         text.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "%", with: "\\%")
             .replacingOccurrences(of: "_", with: "\\_")
     }
@@ -81,6 +91,8 @@ extension FileIndex {
 
     /// The best `request.limit` hits, by BM25 then recency.
     public func search(_ request: SearchRequest) throws(IndexError) -> [SearchHit] {
+        // One machine's index holds this host's files alone.
+        if !request.hosts.isEmpty, !request.hosts.contains(where: { $0.lowercased() == host.lowercased() }) { return [] }
         var conditions: [String] = []
         var arguments: [any DatabaseValueConvertible] = []
         if let match = request.match {

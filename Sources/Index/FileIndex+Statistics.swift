@@ -11,6 +11,10 @@ public struct IndexStatistics: Sendable {
     /// Files with an error, per kind of error.
     public var errorKinds: [String: Int] = [:]
     public var roots: [RootStatistics] = []
+    /// Files per host (an index shared on PostgreSQL); empty for one machine's.
+    public var hosts: [String: Int] = [:]
+
+    public init() {}
 }
 
 /// One remembered root.
@@ -19,6 +23,10 @@ public struct RootStatistics: Sendable {
     public var lastIndexed: Date?
     public var files: Int
     public var errors: Int
+
+    public init(path: [UInt8], lastIndexed: Date?, files: Int, errors: Int) {
+        (self.path, self.lastIndexed, self.files, self.errors) = (path, lastIndexed, files, errors)
+    }
 }
 
 extension FileIndex {

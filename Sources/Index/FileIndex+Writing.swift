@@ -141,11 +141,11 @@ extension FileIndex {
 /// The pieces of camelCase and PascalCase identifiers (`parseHTTPResponse` → `parse HTTP
 /// Response`), indexed beside the text so a part finds the whole. unicode61 already splits
 /// `snake_case` and `dotted.names` at their punctuation.
-enum IdentifierParts {
+package enum IdentifierParts {
     /// The pieces of every mixed-case ASCII word in `text`, space-separated. Works on UTF-8
     /// bytes: it runs over every indexed text, and Character properties would cost more than
     /// the rest of indexing.
-    static func split(_ text: String) -> String {
+    package static func split(_ text: String) -> String {
         var out: [UInt8] = []
         var text = text
         text.withUTF8 { bytes in

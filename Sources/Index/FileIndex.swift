@@ -160,6 +160,9 @@ public enum IndexError: Error, Sendable, CustomStringConvertible {
     /// `code` is SQLite's extended result code. A transaction that failed left nothing behind.
     case storage(path: String, message: String, code: Int32)
     case database(message: String)
+    /// The database server cannot be reached now (a shared PostgreSQL index): worth trying
+    /// again later, like storage that takes no writes; a transaction cut off left nothing.
+    case unreachable(address: String, message: String)
 
     public var description: String {
         switch self {
@@ -173,6 +176,8 @@ public enum IndexError: Error, Sendable, CustomStringConvertible {
             "the index at \(path) cannot be written (\(message)): free space on its disk or make it writable"
         case .database(let message):
             "the index failed: \(message)"
+        case .unreachable(let address, let message):
+            "the index at \(address) cannot be reached (\(message))"
         }
     }
 }

@@ -26,6 +26,8 @@ public struct IndexedFile: Sendable, Hashable {
     /// A failure met on this file: a short kind and a message.
     public var errorKind: String?
     public var errorMessage: String?
+    /// The host the file is on, when the row is another machine's (a shared PostgreSQL index).
+    public var host: String?
 
     public init(path: [UInt8], device: Int64, inode: Int64, size: Int64, modified: Int64, changed: Int64,
                 contentType: String, documentType: String? = nil, title: String? = nil, metadata: String? = nil,

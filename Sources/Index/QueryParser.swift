@@ -155,6 +155,7 @@ struct QueryParser {
             negated ? query.excludedExtensions.append(ext) : query.extensions.append(ext)
         case "name": query.nameGlobs.append(value)
         case "in": query.directories.append(value)
+        case "host": query.hosts.append(value)
         case "size": query.size.append(try Self.comparison(value, column: column, parse: Self.bytes))
         case "modified":
             var bound = try Self.comparison(value, column: column) { try Self.time($0, now: now) }

@@ -4,7 +4,7 @@ import Foundation
 ///
 /// Syntax: words (all must match), `"exact phrases"`, `prefix*`, `OR`, `-word` or `NOT word`,
 /// parentheses, and fields `type:`, `ext:`, `name:` (a glob), `in:` (a directory),
-/// `size:` (`>10M`, `<1k`, `2048`), `modified:` (`>2025-06-01`, `<7d`), `title:`. Fields
+/// `size:` (`>10M`, `<1k`, `2048`), `modified:` (`>2025-06-01`, `<7d`), `title:`, `host:`. Fields
 /// combine with the rest by AND; `-type:` and `-ext:` exclude.
 public struct SearchQuery: Sendable, Equatable {
     /// The full-text part; nil when the query has only filters or only exclusions.
@@ -20,6 +20,8 @@ public struct SearchQuery: Sendable, Equatable {
     public var size: [Comparison] = []
     /// Modification-time bounds, in nanoseconds since the epoch.
     public var modified: [Comparison] = []
+    /// Hosts (`host:`), any of which a hit must come from.
+    public var hosts: [String] = []
 
     /// A bound on a number.
     public struct Comparison: Sendable, Equatable {
@@ -54,7 +56,7 @@ struct QueryToken: Equatable {
 }
 
 enum QueryLexer {
-    static let fields: Set<String> = ["type", "ext", "name", "in", "size", "modified", "title"]
+    static let fields: Set<String> = ["type", "ext", "name", "in", "size", "modified", "title", "host"]
 
     static func tokens(_ text: String) throws(QuerySyntaxError) -> [QueryToken] {
         var tokens: [QueryToken] = []
@@ -86,7 +88,7 @@ enum QueryLexer {
                 if j < chars.count, chars[j] == ":", j > i {
                     let name = String(chars[i..<j]).lowercased()
                     guard fields.contains(name) else {
-                        throw QuerySyntaxError(message: "unknown field '\(name):' (fields: type, ext, name, in, size, modified, title)", column: column)
+                        throw QuerySyntaxError(message: "unknown field '\(name):' (fields: type, ext, name, in, size, modified, title, host)", column: column)
                     }
                     let value: String
                     if j + 1 < chars.count, chars[j + 1] == "\"" {

@@ -44,10 +44,13 @@ public struct ServeCommand: AsyncParsableCommand {
 
     public func run() async throws {
         Output.ignoreSIGPIPE()
+        guard !location.isServer else {
+            throw CommandFailure("docent serve reads an index on this machine; a PostgreSQL index is searched with `docent search` for now")
+        }
         guard FileManager.default.fileExists(atPath: location.resolved) else {
             throw CommandFailure("there is no index at \(location.resolved) yet: run `docent index DIRECTORY` first")
         }
-        let index = try location.open()
+        guard let index = try location.open() as? FileIndex else { throw CommandFailure("not an index file: \(location.resolved)") }
         let settings = try Settings.loadForCommand()
         let token = try AccessToken.load(beside: index.path, renew: newToken)
         if !["127.0.0.1", "::1", "localhost"].contains(bind) {

@@ -16,7 +16,7 @@ import Watcher
 /// in requests by their index id only, never by a path; nothing is written but the shared
 /// thumbnail cache and the preview cache.
 struct ViewerServer: Sendable {
-    let index: FileIndex
+    let index: any IndexStore
     let documents: ViewerDocuments
     /// Each commit to the index; each commit or watcher status change.
     let commits: IndexChanges

@@ -1,0 +1,86 @@
+import Foundation
+
+/// Where the index's rows live: what the indexer, the watcher and the searches ask of it.
+///
+/// Two stores implement it: `FileIndex` (SQLite with FTS5 in one file, the default, one
+/// machine) and `PostgresIndex` (a PostgreSQL database shared by several hosts, each writing
+/// its own rows). A store's reads and writes concern its own host's rows, except the
+/// searches (`search`, `file(id:)`, `statistics`), which span every host.
+public protocol IndexStore: AnyObject, Sendable {
+    /// Where this machine keeps the files beside the index (the watch lock, the watcher's
+    /// status, the roots): for SQLite the database itself, for PostgreSQL a name in Docent's
+    /// data directory standing for the database and host.
+    var path: String { get }
+    /// What the store is, for messages: a path, or a PostgreSQL address without its password.
+    var displayName: String { get }
+    /// The host this store writes for; rows of other hosts are shown with their host's name.
+    var host: String { get }
+
+    // MARK: Rows the indexer writes
+    func upsert(_ files: [IndexedFile]) throws(IndexError)
+    @discardableResult func remove(_ paths: [[UInt8]]) throws(IndexError) -> Int
+    func move(from old: [UInt8], to new: [UInt8]) throws(IndexError)
+    @discardableResult func removeTree(_ path: [UInt8]) throws(IndexError) -> Int
+    @discardableResult func moveTree(from: [UInt8], to: [UInt8]) throws(IndexError) -> Int
+    func updateSignature(_ path: [UInt8], _ signature: FileSignature) throws(IndexError)
+    func signature(at path: [UInt8]) throws(IndexError) -> FileSignature?
+    func signatures(in directory: [UInt8]) throws(IndexError) -> [PathKey: FileSignature]
+    func rows(device: Int64, inode: Int64) throws(IndexError) -> [(path: [UInt8], signature: FileSignature)]
+    func directories(under root: [UInt8]) throws(IndexError) -> [[UInt8]]
+    @discardableResult func removeContents(of directories: [[UInt8]]) throws(IndexError) -> Int
+    /// How many files this host has in the index.
+    func count() throws(IndexError) -> Int
+
+    // MARK: Roots, readers and types
+    func addRoots(_ paths: [[UInt8]]) throws(IndexError)
+    func roots() throws(IndexError) -> [(path: [UInt8], lastIndexed: Date?)]
+    func markIndexed(_ root: [UInt8]) throws(IndexError)
+    func readerFingerprints() throws(IndexError) -> [String: String]?
+    func contentTypes() throws(IndexError) -> [String]
+    @discardableResult
+    func rereadRows(documentTypes: Set<String>, contentTypes: Set<String>, fingerprints: [String: String]) throws(IndexError) -> Int
+    func classifierFingerprint() throws(IndexError) -> String?
+    func typedFiles() throws(IndexError) -> [(path: [UInt8], contentType: String)]
+    @discardableResult func rereadRows(paths: [[UInt8]], classifierFingerprint fingerprint: String) throws(IndexError) -> Int
+    func recordTypeAncestry(_ ancestry: [String: [String]]) throws(IndexError)
+    func contentTypesWithoutAncestry() throws(IndexError) -> [String]
+    func typesWithAncestry(among types: Set<String>) throws(IndexError) -> Set<String>
+    func contentTypes(conformingTo identifier: String) throws(IndexError) -> Set<String>?
+
+    // MARK: Upkeep
+    /// How many pieces the full-text index is in (SQLite's FTS5 segments; 1 where the
+    /// database keeps its own).
+    func fullTextSegments() throws(IndexError) -> Int
+    /// Merges the full-text index after a large run, where the store needs it.
+    func optimizeFullText() throws(IndexError)
+    func close() throws(IndexError)
+
+    // MARK: Searches (every host's rows)
+    func search(_ request: SearchRequest) throws(IndexError) -> [SearchHit]
+    func suggestions(for match: FTSExpression?) throws(IndexError) -> [SpellingSuggestion]
+    func statistics() throws(IndexError) -> IndexStatistics
+    func filesWithErrors(limit: Int?) throws(IndexError) -> [IndexedFile]
+    /// The row with `id`, without its text, and the host it belongs to.
+    func file(id: Int64) throws(IndexError) -> IndexedFile?
+    /// The row for `path` on this host, without its text.
+    func file(at path: [UInt8]) throws(IndexError) -> IndexedFile?
+    /// The stored text of row `id` (for a preview of another host's file), at most `limit` bytes.
+    func storedText(id: Int64, limit: Int) throws(IndexError) -> String?
+}
+
+extension IndexStore {
+    /// The lock a watcher holds on this index.
+    public var lockPath: String { path + ".lock" }
+    /// Where a running watcher publishes its state.
+    public var watchStatusPath: String { path + ".watch.json" }
+}
+
+/// This machine's name, as rows record it: the host name up to its first dot.
+public enum LocalHost {
+    public static let name: String = {
+        var buffer = [CChar](repeating: 0, count: 256)
+        guard gethostname(&buffer, buffer.count - 1) == 0 else { return "localhost" }
+        let name = String(cString: buffer)
+        return name.isEmpty ? "localhost" : name
+    }()
+}

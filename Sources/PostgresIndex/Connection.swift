@@ -1,0 +1,166 @@
+import CLibPQ
+import Foundation
+import Index
+
+/// A value bound to a statement's parameter: sent as text, except bytes (binary), so user
+/// data never becomes SQL.
+enum SQLValue {
+    case text(String)
+    case bytes([UInt8])
+    case int(Int64)
+    case double(Double)
+    case null
+
+    init(_ text: String?) { self = text.map { .text($0) } ?? .null }
+}
+
+/// One libpq connection. libpq reads the address's parts, and what it leaves out, from where
+/// every PostgreSQL client looks: `PGHOST`, `PGUSER`, `PGPASSWORD` and the rest of the
+/// environment, the service file (`PGSERVICE`, `~/.pg_service.conf`) and the password file
+/// (`PGPASSFILE`, `~/.pgpass`). Not thread-safe: `PostgresIndex` holds it under a lock.
+final class Connection {
+    private var handle: OpaquePointer?
+    let address: String
+
+    /// Connects (blocking); throws `IndexError.unreachable` with libpq's message.
+    init(address: String) throws(IndexError) {
+        self.address = address
+        handle = PQconnectdb(address)
+        guard PQstatus(handle) == CONNECTION_OK else {
+            let message = Self.message(handle)
+            PQfinish(handle)
+            handle = nil
+            throw IndexError.unreachable(address: Self.redacted(address), message: message)
+        }
+        // Docent's texts are UTF-8; a database in another encoding would mangle them.
+        let encoding = String(cString: PQparameterStatus(handle, "server_encoding"))
+        guard encoding == "UTF8" else {
+            PQfinish(handle)
+            handle = nil
+            throw IndexError.cannotOpen(path: Self.redacted(address),
+                                        message: "the database's encoding is \(encoding); Docent needs UTF8 (createdb -E UTF8)")
+        }
+        _ = try? execute("SET client_min_messages = warning")
+    }
+
+    deinit { PQfinish(handle) }
+
+    /// Whether the connection is up (as far as libpq knows without asking the server).
+    var isUp: Bool { handle != nil && PQstatus(handle) == CONNECTION_OK }
+
+    /// Connects again after the server went away (libpq's `PQreset`).
+    func reset() throws(IndexError) {
+        PQreset(handle)
+        guard PQstatus(handle) == CONNECTION_OK else {
+            throw IndexError.unreachable(address: Self.redacted(address), message: Self.message(handle))
+        }
+        _ = try? execute("SET client_min_messages = warning")
+    }
+
+    /// Runs one statement with its parameters; rows come back as text.
+    @discardableResult
+    func execute(_ sql: String, _ parameters: [SQLValue] = []) throws(IndexError) -> Result {
+        // Each parameter's bytes, kept alive until the call returns.
+        var buffers: [UnsafeMutablePointer<CChar>?] = []
+        var lengths: [Int32] = []
+        var formats: [Int32] = []
+        defer { for buffer in buffers { free(buffer) } }
+        for parameter in parameters {
+            func copy(_ bytes: some Collection<UInt8>, binary: Bool) {
+                let buffer = malloc(bytes.count + 1)!.assumingMemoryBound(to: UInt8.self)
+                var i = 0
+                for byte in bytes { buffer[i] = byte; i += 1 }
+                buffer[i] = 0
+                buffers.append(UnsafeMutableRawPointer(buffer).assumingMemoryBound(to: CChar.self))
+                lengths.append(Int32(bytes.count))
+                formats.append(binary ? 1 : 0)
+            }
+            switch parameter {
+            // PostgreSQL's text holds no NUL character: it becomes a space.
+            case .text(let text): copy(text.contains("\0") ? Array(text.replacingOccurrences(of: "\0", with: " ").utf8) : Array(text.utf8), binary: false)
+            case .bytes(let bytes): copy(bytes, binary: true)
+            case .int(let value): copy(Array(String(value).utf8), binary: false)
+            case .double(let value): copy(Array(String(value).utf8), binary: false)
+            case .null:
+                buffers.append(nil)
+                lengths.append(0)
+                formats.append(0)
+            }
+        }
+        let result = parameters.isEmpty ? PQexecParams(handle, sql, 0, nil, nil, nil, nil, 0) : buffers.withUnsafeBufferPointer { values in
+            values.baseAddress!.withMemoryRebound(to: UnsafePointer<CChar>?.self, capacity: values.count) { values in
+                PQexecParams(handle, sql, Int32(parameters.count), nil, values, lengths, formats, 0)
+            }
+        }
+        let status = PQresultStatus(result)
+        guard status == PGRES_COMMAND_OK || status == PGRES_TUPLES_OK else {
+            let state = result.flatMap { PQresultErrorField($0, Int32(UInt8(ascii: "C"))) }.map { String(cString: $0) }
+            let message = result.flatMap { PQresultErrorField($0, Int32(UInt8(ascii: "M"))) }.map { String(cString: $0) }
+                ?? Self.message(handle)
+            PQclear(result)
+            if PQstatus(handle) != CONNECTION_OK || state == nil || state!.hasPrefix("08") || state == "57P01" || state == "57P03" {
+                throw IndexError.unreachable(address: Self.redacted(address), message: message)
+            }
+            throw IndexError.database(message: message + " (SQLSTATE \(state!))")
+        }
+        return Result(result)
+    }
+
+    /// The connection's last error, on one line.
+    static func message(_ handle: OpaquePointer?) -> String {
+        guard let handle, let text = PQerrorMessage(handle) else { return "out of memory" }
+        return String(cString: text).split(whereSeparator: \.isNewline).map { $0.trimmingCharacters(in: .whitespaces) }
+            .filter { !$0.isEmpty }.joined(separator: "; ")
+    }
+
+    /// `address` without a password in it, for messages (libpq's parser: URIs and key=value).
+    static func redacted(_ address: String) -> String {
+        if address.contains("://"), let components = URLComponents(string: address) {
+            var copy = components
+            if copy.password != nil { copy.password = "…" }
+            copy.queryItems = copy.queryItems?.map { $0.name == "password" ? URLQueryItem(name: "password", value: "…") : $0 }
+            return copy.string ?? address
+        }
+        return address.split(separator: " ").map { $0.hasPrefix("password=") ? "password=…" : String($0) }.joined(separator: " ")
+    }
+
+    /// A statement's rows, as text; freed when dropped.
+    final class Result {
+        private let handle: OpaquePointer?
+
+        init(_ handle: OpaquePointer?) { self.handle = handle }
+        deinit { PQclear(handle) }
+
+        var count: Int { Int(PQntuples(handle)) }
+        /// Rows changed by an UPDATE, DELETE or INSERT.
+        var changed: Int { Int(String(cString: PQcmdTuples(handle))) ?? 0 }
+
+        /// Whether the value is NULL, or there is no such row (a lookup that found nothing).
+        func isNull(_ row: Int, _ column: Int) -> Bool { row >= count || PQgetisnull(handle, Int32(row), Int32(column)) != 0 }
+
+        func string(_ row: Int, _ column: Int) -> String? {
+            guard !isNull(row, column) else { return nil }
+            let length = Int(PQgetlength(handle, Int32(row), Int32(column)))
+            let value = PQgetvalue(handle, Int32(row), Int32(column))!
+            return value.withMemoryRebound(to: UInt8.self, capacity: length) {
+                String(decoding: UnsafeBufferPointer(start: $0, count: length), as: UTF8.self)
+            }
+        }
+
+        func int(_ row: Int, _ column: Int) -> Int64 { string(row, column).flatMap { Int64($0) } ?? 0 }
+
+        func double(_ row: Int, _ column: Int) -> Double? { string(row, column).flatMap { Double($0) } }
+
+        /// A `bytea` column (text form: `\x` then two hex digits a byte).
+        func bytes(_ row: Int, _ column: Int) -> [UInt8] {
+            guard !isNull(row, column) else { return [] }
+            let length = Int(PQgetlength(handle, Int32(row), Int32(column)))
+            guard length >= 2 else { return [] }
+            let value = UnsafeRawPointer(PQgetvalue(handle, Int32(row), Int32(column))!).assumingMemoryBound(to: UInt8.self)
+            func nibble(_ c: UInt8) -> UInt8 { c <= 57 ? c &- 48 : (c | 0x20) &- 87 }
+            var out = [UInt8](repeating: 0, count: (length - 2) / 2)
+            for i in 0..<out.count { out[i] = nibble(value[2 + 2 * i]) << 4 | nibble(value[3 + 2 * i]) }
+            return out
+        }
+    }
+}

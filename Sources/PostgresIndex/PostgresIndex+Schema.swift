@@ -1,0 +1,151 @@
+import Index
+
+extension PostgresIndex {
+    /// The schema, one migration per version, as for SQLite: applied in order, each in its
+    /// own transaction with its record in `docent_migrations`, under an advisory lock so hosts
+    /// starting at once do not race; a database with a migration this list does not know was
+    /// made by a newer Docent and is refused, never touched.
+    static let migrations: [(identifier: String, sql: [String])] = [
+        ("v1", [
+            // Texts are searched with Snowball's English stemmer (no stop words: "the who" is
+            // found as typed) after accents are folded, when the unaccent extension is there
+            // (see `textSearchConfiguration`).
+            """
+            CREATE TEXT SEARCH DICTIONARY docent_stem (TEMPLATE = snowball, Language = english)
+            """,
+            """
+            CREATE TEXT SEARCH CONFIGURATION docent (COPY = simple)
+            """,
+            """
+            CREATE TABLE docent_roots (
+                host text NOT NULL,
+                path bytea NOT NULL,
+                last_indexed double precision,
+                PRIMARY KEY (host, path)
+            )
+            """,
+            """
+            CREATE TABLE docent_meta (
+                host text NOT NULL,
+                key text NOT NULL,
+                value text NOT NULL,
+                PRIMARY KEY (host, key)
+            )
+            """,
+            """
+            CREATE TABLE docent_type_ancestry (
+                ancestor text NOT NULL,
+                type text NOT NULL,
+                PRIMARY KEY (ancestor, type)
+            )
+            """,
+            "CREATE INDEX docent_type_ancestry_type ON docent_type_ancestry (type)",
+            // One row per file per host. The text is stored (compressed by TOAST) for
+            // snippets and for previews of another host's files; `parts` are the pieces of
+            // camelCase identifiers, as in SQLite; `fts` weighs the name A, the title B, the
+            // metadata C, the text and the parts D.
+            """
+            CREATE TABLE docent_files (
+                id bigserial PRIMARY KEY,
+                host text NOT NULL,
+                path bytea NOT NULL,
+                parent bytea NOT NULL,
+                name text NOT NULL,
+                device bigint NOT NULL,
+                inode bigint NOT NULL,
+                size bigint NOT NULL,
+                modified bigint NOT NULL,
+                changed bigint NOT NULL,
+                content_type text NOT NULL,
+                document_type text,
+                title text,
+                metadata text,
+                evidence text,
+                error_kind text,
+                error_message text,
+                indexed_at double precision NOT NULL,
+                body text NOT NULL DEFAULT '',
+                parts text NOT NULL DEFAULT '',
+                fts tsvector NOT NULL,
+                UNIQUE (host, path)
+            )
+            """,
+            "CREATE INDEX docent_files_fts ON docent_files USING gin (fts)",
+            "CREATE INDEX docent_files_parent ON docent_files (host, parent)",
+            "CREATE INDEX docent_files_identity ON docent_files (host, device, inode)",
+            "CREATE INDEX docent_files_type ON docent_files (content_type)",
+            "CREATE INDEX docent_files_folded_name ON docent_files (lower(name) text_pattern_ops)",
+            // Words as SQLite's tokenizer splits them: PostgreSQL's parser keeps file names,
+            // paths, addresses, hosts and version numbers whole ('report.pdf', '/usr/bin',
+            // '3.14'), so `docent_words` turns their joining characters into spaces first, and
+            // the query side does the same (TSQuery.quote).
+            """
+            CREATE FUNCTION docent_words(text text) RETURNS text LANGUAGE sql IMMUTABLE PARALLEL SAFE
+            RETURN translate(text, './@:~+\\=', '        ')
+            """,
+            // A file's searchable words. tsvector holds at most 1 MB: past that, a long text's
+            // words are kept without their positions (phrases are then not found in it), and a
+            // text whose distinct words alone are over gives its first megabyte. Positions past
+            // 16,383 are PostgreSQL's last position: phrases are found before that word.
+            """
+            CREATE FUNCTION docent_vector(name text, title text, body text, meta text, parts text) RETURNS tsvector
+            LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE AS $$
+            DECLARE
+                head tsvector := setweight(to_tsvector('docent', docent_words(coalesce(name, ''))), 'A')
+                    || setweight(to_tsvector('docent', docent_words(coalesce(title, ''))), 'B')
+                    || setweight(to_tsvector('docent', docent_words(coalesce(meta, ''))), 'C');
+                words text := docent_words(body || ' ' || parts);
+            BEGIN
+                BEGIN
+                    RETURN head || to_tsvector('docent', words);
+                EXCEPTION WHEN program_limit_exceeded THEN
+                    BEGIN
+                        RETURN head || strip(to_tsvector('docent', words));
+                    EXCEPTION WHEN program_limit_exceeded THEN
+                        RETURN head || strip(to_tsvector('docent', left(words, 1000000)));
+                    END;
+                END;
+            END $$
+            """,
+        ]),
+    ]
+
+    /// The text search configuration's mapping: accents folded first when the unaccent
+    /// extension can be had (PostgreSQL's contrib, a trusted extension), then the stemmer.
+    static func textSearchMapping(unaccent: Bool) -> String {
+        """
+        ALTER TEXT SEARCH CONFIGURATION docent ALTER MAPPING FOR asciiword, asciihword, hword_asciipart, word, hword, hword_part
+        WITH \(unaccent ? "unaccent, " : "")docent_stem
+        """
+    }
+
+    /// Brings the schema up to date (see `migrations`).
+    func migrate() throws(IndexError) {
+        try run(transaction: true) { connection throws(IndexError) in
+            // One migrator at a time in the whole database (the key: "docent" in ASCII, as a number).
+            try connection.execute("SELECT pg_advisory_xact_lock(110429571739252)")
+            try connection.execute("""
+                CREATE TABLE IF NOT EXISTS docent_migrations (identifier text PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())
+                """)
+            let rows = try connection.execute("SELECT identifier FROM docent_migrations")
+            let applied = Set((0..<rows.count).compactMap { rows.string($0, 0) })
+            let known = Set(Self.migrations.map(\.identifier))
+            guard applied.isSubset(of: known) else { throw IndexError.newerSchema(path: displayName) }
+            for migration in Self.migrations where !applied.contains(migration.identifier) {
+                for statement in migration.sql { try connection.execute(statement) }
+                if migration.identifier == "v1" {
+                    try connection.execute("SAVEPOINT unaccent")
+                    do {
+                        try connection.execute("CREATE EXTENSION IF NOT EXISTS unaccent")
+                        try connection.execute(Self.textSearchMapping(unaccent: true))
+                        try connection.execute("RELEASE SAVEPOINT unaccent")
+                    } catch {
+                        try connection.execute("ROLLBACK TO SAVEPOINT unaccent")
+                        try connection.execute(Self.textSearchMapping(unaccent: false))
+                    }
+                }
+                try connection.execute("INSERT INTO docent_migrations (identifier) VALUES ($1)", [.text(migration.identifier)])
+            }
+        }
+    }
+}

@@ -1,0 +1,417 @@
+import FileAccess
+import Foundation
+import Index
+
+/// The index in a PostgreSQL database, shared by several hosts: each `docent watch` writes
+/// its own host's rows (a host's reconcile never touches another's), and every search spans
+/// all of them. Full text is a `tsvector` per file with a GIN index; the query language is
+/// translated to `tsquery` (`TSQuery`).
+///
+/// One connection, used under a lock: the indexer writes from one thread, in one
+/// transaction per batch. A statement that loses the server (a restart, a dropped network)
+/// is tried again on a new connection for up to `reconnectWindow` seconds — a transaction
+/// cut off left nothing behind, and an upsert keyed by host and path cannot make a second
+/// row — then fails with `IndexError.unreachable`, which `docent watch` waits out, its
+/// changes kept.
+public final class PostgresIndex: IndexStore {
+    public let host: String
+    public let path: String
+    public let displayName: String
+    /// How long a write waits for the server to come back before failing.
+    public let reconnectWindow: Double
+    private let address: String
+    private let connection: Locked<Connection?>
+
+    /// Connects to `address` (a `postgresql://` URI or libpq key=value string: credentials
+    /// from libpq's own places, never the command line) and brings the schema up to date.
+    /// `stateDirectory` holds this host's files beside the index (the watch lock, status).
+    public init(address: String, host: String = LocalHost.name, stateDirectory: String, reconnectWindow: Double = 60) throws(IndexError) {
+        self.address = address
+        self.host = host
+        self.reconnectWindow = reconnectWindow
+        displayName = Connection.redacted(address)
+        let key = Self.stateKey(Connection.redacted(address) + "\n" + host)
+        path = stateDirectory + "/postgresql-" + key
+        do { try PrivateStorage.makeDirectory(stateDirectory, tightenExisting: false) } catch {
+            throw IndexError.cannotOpen(path: stateDirectory, message: "cannot make its directory: \(error)")
+        }
+        connection = Locked(try Connection(address: address))
+        try migrate()
+    }
+
+    /// Whether `text` names a PostgreSQL database rather than a file.
+    public static func isAddress(_ text: String) -> Bool {
+        text.hasPrefix("postgresql://") || text.hasPrefix("postgres://")
+    }
+
+    /// A short stable name for the address and host (FNV-1a, hex): the state files' names.
+    static func stateKey(_ text: String) -> String {
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in text.utf8 { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3 }
+        return String(hash, radix: 16)
+    }
+
+    // MARK: Running statements
+
+    /// Runs `body` on the connection, connecting again when the server went away; with
+    /// `transaction`, between BEGIN and COMMIT. A lost server is waited for up to
+    /// `reconnectWindow` seconds (reads: one new attempt).
+    func run<T>(transaction: Bool = false, _ body: (Connection) throws(IndexError) -> T) throws(IndexError) -> T {
+        let deadline = Date().addingTimeInterval(transaction ? reconnectWindow : 2)
+        var delay = 0.1
+        while true {
+            let outcome = connection.withLock { (slot: inout Connection?) -> Result<T, IndexError> in
+                do throws(IndexError) {
+                    if slot == nil { slot = try Connection(address: address) }
+                    let connection = slot!
+                    if !connection.isUp { try connection.reset() }
+                    guard transaction else { return .success(try body(connection)) }
+                    try connection.execute("BEGIN")
+                    do throws(IndexError) {
+                        let result = try body(connection)
+                        try connection.execute("COMMIT")
+                        return .success(result)
+                    } catch {
+                        if connection.isUp { _ = try? connection.execute("ROLLBACK") }
+                        throw error
+                    }
+                } catch {
+                    return .failure(error)
+                }
+            }
+            switch outcome {
+            case .success(let value): return value
+            case .failure(let error):
+                guard Self.isRetryable(error), Date() < deadline else { throw error }
+                usleep(useconds_t(delay * 1e6))
+                delay = min(delay * 2, 2)
+            }
+        }
+    }
+
+    /// A lost connection, or two hosts' transactions meeting on a shared row (the type
+    /// conformance table): worth the whole transaction again.
+    private static func isRetryable(_ error: IndexError) -> Bool {
+        switch error {
+        case .unreachable: true
+        case .database(let message): message.hasSuffix("(SQLSTATE 40001)") || message.hasSuffix("(SQLSTATE 40P01)")
+            || message.hasSuffix("(SQLSTATE 23505)")
+        default: false
+        }
+    }
+
+    public func close() throws(IndexError) {
+        connection.withLock { $0 = nil }
+    }
+
+    // MARK: Rows the indexer writes
+
+    public func upsert(_ files: [IndexedFile]) throws(IndexError) {
+        var last: [[UInt8]: Int] = [:]
+        for (i, file) in files.enumerated() { last[file.path] = i }
+        let files = files.enumerated().filter { last[$0.element.path] == $0.offset }.map(\.element)
+        guard !files.isEmpty else { return }
+        let parts = files.map { IdentifierParts.split($0.name + "\n" + $0.text) }
+        let now = Date().timeIntervalSince1970
+        try run(transaction: true) { connection throws(IndexError) in
+            for (file, parts) in zip(files, parts) {
+                try connection.execute("""
+                    INSERT INTO docent_files (host, path, parent, name, device, inode, size, modified, changed, content_type,
+                                              document_type, title, metadata, evidence, error_kind, error_message, indexed_at,
+                                              body, parts, fts)
+                    VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19,
+                            docent_vector($4, $12, $18, $13, $19))
+                    ON CONFLICT (host, path) DO UPDATE SET
+                        parent = excluded.parent, name = excluded.name, device = excluded.device, inode = excluded.inode,
+                        size = excluded.size, modified = excluded.modified, changed = excluded.changed,
+                        content_type = excluded.content_type, document_type = excluded.document_type, title = excluded.title,
+                        metadata = excluded.metadata, evidence = excluded.evidence, error_kind = excluded.error_kind,
+                        error_message = excluded.error_message, indexed_at = excluded.indexed_at, body = excluded.body,
+                        parts = excluded.parts, fts = excluded.fts
+                    """, [
+                        .text(host), .bytes(file.path), .bytes(file.parent), .text(file.name), .int(file.device), .int(file.inode),
+                        .int(file.size), .int(file.modified), .int(file.changed), .text(file.contentType), SQLValue(file.documentType),
+                        SQLValue(file.title), SQLValue(file.metadata), SQLValue(file.evidence), SQLValue(file.errorKind),
+                        SQLValue(file.errorMessage), .double(now), .text(file.text), .text(parts),
+                    ])
+            }
+        }
+    }
+
+    @discardableResult
+    public func remove(_ paths: [[UInt8]]) throws(IndexError) -> Int {
+        guard !paths.isEmpty else { return 0 }
+        return try run(transaction: true) { connection throws(IndexError) in
+            var removed = 0
+            for path in paths {
+                removed += try connection.execute("DELETE FROM docent_files WHERE host = $1 AND path = $2", [.text(host), .bytes(path)]).changed
+            }
+            return removed
+        }
+    }
+
+    public func move(from old: [UInt8], to new: [UInt8]) throws(IndexError) {
+        try run(transaction: true) { connection throws(IndexError) in
+            let found = try connection.execute("SELECT id FROM docent_files WHERE host = $1 AND path = $2", [.text(host), .bytes(old)])
+            guard found.count == 1 else { return }
+            try connection.execute("DELETE FROM docent_files WHERE host = $1 AND path = $2", [.text(host), .bytes(new)])
+            try Self.rename(connection, id: found.int(0, 0), to: new)
+        }
+    }
+
+    /// Renames row `id`; its name's words are indexed again.
+    private static func rename(_ connection: Connection, id: Int64, to new: [UInt8]) throws(IndexError) {
+        let name = IndexedFile(path: new, device: 0, inode: 0, size: 0, modified: 0, changed: 0, contentType: "").name
+        let parent = IndexedFile(path: new, device: 0, inode: 0, size: 0, modified: 0, changed: 0, contentType: "").parent
+        try connection.execute("""
+            UPDATE docent_files SET path = $2, parent = $3, name = $4, fts = docent_vector($4, title, body, metadata, parts)
+            WHERE id = $1
+            """, [.int(id), .bytes(new), .bytes(parent), .text(name)])
+    }
+
+    @discardableResult
+    public func removeTree(_ path: [UInt8]) throws(IndexError) -> Int {
+        let (lower, upper) = FileIndex.subtreeRange(path)
+        return try run(transaction: true) { connection throws(IndexError) in
+            try connection.execute("""
+                DELETE FROM docent_files WHERE host = $1 AND (path = $2 OR (path >= $3 AND path < $4))
+                """, [.text(host), .bytes(path), .bytes(lower), .bytes(upper)]).changed
+        }
+    }
+
+    @discardableResult
+    public func moveTree(from: [UInt8], to: [UInt8]) throws(IndexError) -> Int {
+        let (lower, upper) = FileIndex.subtreeRange(from)
+        return try run(transaction: true) { connection throws(IndexError) in
+            let rows = try connection.execute("""
+                SELECT id, path FROM docent_files WHERE host = $1 AND (path = $2 OR (path >= $3 AND path < $4))
+                """, [.text(host), .bytes(from), .bytes(lower), .bytes(upper)])
+            for row in 0..<rows.count {
+                let new = to + rows.bytes(row, 1).dropFirst(from.count)
+                try connection.execute("DELETE FROM docent_files WHERE host = $1 AND path = $2 AND id != $3",
+                                       [.text(host), .bytes(new), .int(rows.int(row, 0))])
+                try Self.rename(connection, id: rows.int(row, 0), to: new)
+            }
+            return rows.count
+        }
+    }
+
+    public func updateSignature(_ path: [UInt8], _ signature: FileSignature) throws(IndexError) {
+        try run(transaction: true) { connection throws(IndexError) in
+            try connection.execute("""
+                UPDATE docent_files SET device = $3, inode = $4, size = $5, modified = $6, changed = $7 WHERE host = $1 AND path = $2
+                """, [.text(host), .bytes(path), .int(signature.device), .int(signature.inode), .int(signature.size),
+                      .int(signature.modified), .int(signature.changed)])
+        }
+    }
+
+    public func signature(at path: [UInt8]) throws(IndexError) -> FileSignature? {
+        try run { connection throws(IndexError) in
+            let rows = try connection.execute("""
+                SELECT device, inode, size, modified, changed FROM docent_files WHERE host = $1 AND path = $2
+                """, [.text(host), .bytes(path)])
+            return rows.count == 0 ? nil : Self.signature(rows, 0, from: 0)
+        }
+    }
+
+    public func signatures(in directory: [UInt8]) throws(IndexError) -> [PathKey: FileSignature] {
+        try run { connection throws(IndexError) in
+            let rows = try connection.execute("""
+                SELECT path, device, inode, size, modified, changed FROM docent_files WHERE host = $1 AND (parent = $2 OR path = $2)
+                """, [.text(host), .bytes(directory)])
+            var out: [PathKey: FileSignature] = [:]
+            for row in 0..<rows.count { out[PathKey(rows.bytes(row, 0))] = Self.signature(rows, row, from: 1) }
+            return out
+        }
+    }
+
+    public func rows(device: Int64, inode: Int64) throws(IndexError) -> [(path: [UInt8], signature: FileSignature)] {
+        try run { connection throws(IndexError) in
+            let rows = try connection.execute("""
+                SELECT path, device, inode, size, modified, changed FROM docent_files WHERE host = $1 AND device = $2 AND inode = $3
+                """, [.text(host), .int(device), .int(inode)])
+            return (0..<rows.count).map { (rows.bytes($0, 0), Self.signature(rows, $0, from: 1)) }
+        }
+    }
+
+    public func directories(under root: [UInt8]) throws(IndexError) -> [[UInt8]] {
+        let (lower, upper) = FileIndex.subtreeRange(root)
+        return try run { connection throws(IndexError) in
+            let rows = try connection.execute("""
+                SELECT DISTINCT parent FROM docent_files WHERE host = $1 AND ((parent >= $2 AND parent < $3) OR parent = $4)
+                """, [.text(host), .bytes(lower), .bytes(upper), .bytes(root)])
+            return (0..<rows.count).map { rows.bytes($0, 0) }
+        }
+    }
+
+    @discardableResult
+    public func removeContents(of directories: [[UInt8]]) throws(IndexError) -> Int {
+        guard !directories.isEmpty else { return 0 }
+        return try run(transaction: true) { connection throws(IndexError) in
+            var removed = 0
+            for directory in directories {
+                removed += try connection.execute("DELETE FROM docent_files WHERE host = $1 AND parent = $2",
+                                                  [.text(host), .bytes(directory)]).changed
+            }
+            return removed
+        }
+    }
+
+    public func count() throws(IndexError) -> Int {
+        try run { connection throws(IndexError) in
+            Int(try connection.execute("SELECT count(*) FROM docent_files WHERE host = $1", [.text(host)]).int(0, 0))
+        }
+    }
+
+    static func signature(_ rows: Connection.Result, _ row: Int, from column: Int) -> FileSignature {
+        FileSignature(device: rows.int(row, column), inode: rows.int(row, column + 1), size: rows.int(row, column + 2),
+                      modified: rows.int(row, column + 3), changed: rows.int(row, column + 4))
+    }
+
+    // MARK: Roots, readers and types
+
+    public func addRoots(_ paths: [[UInt8]]) throws(IndexError) {
+        try run(transaction: true) { connection throws(IndexError) in
+            for path in paths {
+                try connection.execute("INSERT INTO docent_roots (host, path) VALUES ($1, $2) ON CONFLICT DO NOTHING", [.text(host), .bytes(path)])
+            }
+        }
+    }
+
+    public func roots() throws(IndexError) -> [(path: [UInt8], lastIndexed: Date?)] {
+        try run { connection throws(IndexError) in
+            let rows = try connection.execute("SELECT path, last_indexed FROM docent_roots WHERE host = $1 ORDER BY path", [.text(host)])
+            return (0..<rows.count).map { (rows.bytes($0, 0), rows.double($0, 1).map { Date(timeIntervalSince1970: $0) }) }
+        }
+    }
+
+    public func markIndexed(_ root: [UInt8]) throws(IndexError) {
+        try run(transaction: true) { connection throws(IndexError) in
+            try connection.execute("UPDATE docent_roots SET last_indexed = $3 WHERE host = $1 AND path = $2",
+                                   [.text(host), .bytes(root), .double(Date().timeIntervalSince1970)])
+        }
+    }
+
+    private func meta(_ key: String) throws(IndexError) -> String? {
+        try run { connection throws(IndexError) in
+            try connection.execute("SELECT value FROM docent_meta WHERE host = $1 AND key = $2", [.text(host), .text(key)]).string(0, 0)
+        }
+    }
+
+    private static func setMeta(_ connection: Connection, host: String, _ key: String, _ value: String) throws(IndexError) {
+        try connection.execute("""
+            INSERT INTO docent_meta (host, key, value) VALUES ($1, $2, $3) ON CONFLICT (host, key) DO UPDATE SET value = excluded.value
+            """, [.text(host), .text(key), .text(value)])
+    }
+
+    public func readerFingerprints() throws(IndexError) -> [String: String]? {
+        guard let json = try meta("readers") else { return nil }
+        return try? JSONDecoder().decode([String: String].self, from: Data(json.utf8))
+    }
+
+    public func contentTypes() throws(IndexError) -> [String] {
+        try run { connection throws(IndexError) in
+            let rows = try connection.execute("SELECT DISTINCT content_type FROM docent_files WHERE host = $1", [.text(host)])
+            return (0..<rows.count).compactMap { rows.string($0, 0) }
+        }
+    }
+
+    @discardableResult
+    public func rereadRows(documentTypes: Set<String>, contentTypes: Set<String>, fingerprints: [String: String]) throws(IndexError) -> Int {
+        let json = String(decoding: (try? JSONEncoder().encode(fingerprints)) ?? Data("{}".utf8), as: UTF8.self)
+        return try run(transaction: true) { connection throws(IndexError) in
+            var marked = 0
+            for (column, values) in [("document_type", documentTypes), ("content_type", contentTypes)] where !values.isEmpty {
+                marked += try connection.execute("""
+                    UPDATE docent_files SET size = -1
+                    WHERE host = $1 AND size >= 0 AND content_type != 'public.folder' AND \(column) = ANY($2::text[])
+                    """, [.text(host), .text(Self.arrayLiteral(values.sorted()))]).changed
+            }
+            try Self.setMeta(connection, host: host, "readers", json)
+            return marked
+        }
+    }
+
+    public func classifierFingerprint() throws(IndexError) -> String? { try meta("classifier") }
+
+    public func typedFiles() throws(IndexError) -> [(path: [UInt8], contentType: String)] {
+        try run { connection throws(IndexError) in
+            let rows = try connection.execute("""
+                SELECT path, content_type FROM docent_files WHERE host = $1 AND size >= 0 AND content_type != 'public.folder'
+                """, [.text(host)])
+            return (0..<rows.count).map { (rows.bytes($0, 0), rows.string($0, 1) ?? "") }
+        }
+    }
+
+    @discardableResult
+    public func rereadRows(paths: [[UInt8]], classifierFingerprint fingerprint: String) throws(IndexError) -> Int {
+        try run(transaction: true) { connection throws(IndexError) in
+            var marked = 0
+            for path in paths {
+                marked += try connection.execute("UPDATE docent_files SET size = -1 WHERE host = $1 AND path = $2 AND size >= 0",
+                                                 [.text(host), .bytes(path)]).changed
+            }
+            try Self.setMeta(connection, host: host, "classifier", fingerprint)
+            return marked
+        }
+    }
+
+    /// Conformance is shared by every host (a type's ancestors are the same everywhere):
+    /// rows are added, never deleted under another host's feet.
+    public func recordTypeAncestry(_ ancestry: [String: [String]]) throws(IndexError) {
+        guard !ancestry.isEmpty else { return }
+        try run(transaction: true) { connection throws(IndexError) in
+            for (type, ancestors) in ancestry.sorted(by: { $0.key < $1.key }) {
+                for ancestor in Set(ancestors + [type]).sorted() {
+                    try connection.execute("INSERT INTO docent_type_ancestry (type, ancestor) VALUES ($1, $2) ON CONFLICT DO NOTHING",
+                                           [.text(type), .text(ancestor)])
+                }
+            }
+        }
+    }
+
+    public func contentTypesWithoutAncestry() throws(IndexError) -> [String] {
+        try run { connection throws(IndexError) in
+            let rows = try connection.execute("""
+                SELECT DISTINCT content_type FROM docent_files
+                WHERE host = $1 AND content_type NOT IN (SELECT type FROM docent_type_ancestry)
+                """, [.text(host)])
+            return (0..<rows.count).compactMap { rows.string($0, 0) }
+        }
+    }
+
+    public func typesWithAncestry(among types: Set<String>) throws(IndexError) -> Set<String> {
+        guard !types.isEmpty else { return [] }
+        return try run { connection throws(IndexError) in
+            let rows = try connection.execute("SELECT DISTINCT type FROM docent_type_ancestry WHERE type = ANY($1::text[])",
+                                              [.text(Self.arrayLiteral(types.sorted()))])
+            return Set((0..<rows.count).compactMap { rows.string($0, 0) })
+        }
+    }
+
+    public func contentTypes(conformingTo identifier: String) throws(IndexError) -> Set<String>? {
+        try run { connection throws(IndexError) in
+            let unrecorded = try connection.execute("""
+                SELECT EXISTS (SELECT 1 FROM docent_files WHERE content_type NOT IN (SELECT type FROM docent_type_ancestry))
+                """).string(0, 0) == "t"
+            guard !unrecorded else { return nil }
+            let rows = try connection.execute("SELECT type FROM docent_type_ancestry WHERE ancestor = $1", [.text(identifier)])
+            let types = Set((0..<rows.count).compactMap { rows.string($0, 0) })
+            return types.isEmpty ? nil : types
+        }
+    }
+
+    /// A PostgreSQL array literal of `values` (each double-quoted, `"` and `\` escaped), bound
+    /// as one text parameter.
+    static func arrayLiteral(_ values: [String]) -> String {
+        "{" + values.map { "\"" + $0.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"") + "\"" }
+            .joined(separator: ",") + "}"
+    }
+
+    // MARK: Upkeep
+
+    /// The GIN index keeps its own order (its pending list is merged by autovacuum).
+    public func fullTextSegments() throws(IndexError) -> Int { 1 }
+
+    public func optimizeFullText() throws(IndexError) {}
+}
