@@ -21,14 +21,17 @@ struct IndexSearchTests {
         try FileManager.default.copyItem(atPath: "/usr/share/doc/libpng-dev/examples/pngtest.png", toPath: root + "/pic.png")
     }
 
-    func index(_ extra: [String] = []) throws -> [String: Any] {
-        let r = try Docent.run(["index", "--json"] + extra, environment: env)
+    /// The environment for `store` (PostgreSQL: a database of the test's own).
+    func environment(_ store: TestStore) throws -> [String: String] { try store.environment(env, directory: dir.path) }
+
+    func index(_ extra: [String] = [], env: [String: String]? = nil) throws -> [String: Any] {
+        let r = try Docent.run(["index", "--json"] + extra, environment: env ?? self.env)
         #expect(r.status == 0, "\(r.stderr)")
         return try #require(r.jsonLines.first)
     }
 
-    func search(_ query: String, _ extra: [String] = []) throws -> (status: Int32, paths: [String]) {
-        let r = try Docent.run(["search", query, "--files", "--limit", "100"] + extra, environment: env)
+    func search(_ query: String, _ extra: [String] = [], env: [String: String]? = nil) throws -> (status: Int32, paths: [String]) {
+        let r = try Docent.run(["search", query, "--files", "--limit", "100"] + extra, environment: env ?? self.env)
         let paths = r.stdout.split(separator: "\n").map { String($0.dropFirst(root.count + 1)) }
         return (r.status, paths.sorted())
     }
@@ -58,15 +61,16 @@ struct IndexSearchTests {
 
     /// libxml2 sends a few messages (an entity redeclared, a malformed encoding declaration)
     /// to its generic error channel whatever the parse options: they must not reach the terminal.
-    @Test("Malformed XML and HTML are indexed without a word from libxml2 on standard error")
-    func libxmlQuiet() throws {
+    @Test("Malformed XML and HTML are indexed without a word from libxml2 on standard error", arguments: TestStore.allCases)
+    func libxmlQuiet(store: TestStore) throws {
+        let env = try environment(store)
         try dir.write("tree/entities.xml", "<?xml version=\"1.0\"?>\n<!DOCTYPE note [<!ENTITY lt \"<\"><!ENTITY amp \"&\">]>\n<note>quokka &lt; wombat</note>\n")
         try dir.write("tree/entities.html", "<!DOCTYPE html [<!ENTITY lt \"<\">]><html><body><p>quokka page &lt;<b></i></p>\n")
         try dir.write("tree/encoding.xml", "<?xml version=\"1.0\" encoding=\"no-such-encoding\"?>\n<note>quokka encoded</note>\n")
         let r = try Docent.run(["index", "--json", root], environment: env)
         #expect(r.status == 0)
         #expect(r.stderr.isEmpty, "\(r.stderr)")
-        #expect(try search("quokka").paths.contains("entities.html"))
+        #expect(try search("quokka", env: env).paths.contains("entities.html"))
     }
 
     @Test("New classification rules (a user's declaration, an upgraded Docent) retype the files they concern, and only those")
@@ -108,8 +112,11 @@ struct IndexSearchTests {
         #expect(try run(["index", "--json"])["indexed"] as? Int == 0)
     }
 
-    @Test("Index, change the tree, re-index: the index follows the filesystem")
-    func followsTheTree() throws {
+    @Test("Index, change the tree, re-index: the index follows the filesystem", arguments: TestStore.allCases)
+    func followsTheTree(store: TestStore) throws {
+        let env = try environment(store)
+        func index(_ extra: [String] = []) throws -> [String: Any] { try self.index(extra, env: env) }
+        func search(_ query: String) throws -> (status: Int32, paths: [String]) { try self.search(query, env: env) }
         var summary = try index([root])
         #expect(summary["files"] as? Int == 6)  // .git is not entered
         #expect(summary["indexed"] as? Int == 6)
@@ -134,7 +141,7 @@ struct IndexSearchTests {
         #expect(try search("join").paths == ["src/helpers.py"])
     }
 
-    @Test("Every query form finds what it should", arguments: [
+    @Test("Every query form finds what it should", arguments: TestStore.allCases, [
         ("migration", ["notes/plan.md"]),
         ("run", ["notes/plan.md"]),
         ("\"migration on monday\"", ["notes/plan.md"]),
@@ -159,9 +166,13 @@ struct IndexSearchTests {
         ("modified:>2100-01-01", []),
         ("title:migration", ["notes/plan.md"]),
         ("-needle ext:txt", []),
-    ])
-    func queries(query: String, expected: [String]) throws {
-        _ = try index([root])
+        ("host:\(LocalHostName.name) needle", ["big.txt"]),
+        ("host:elsewhere needle", []),
+    ] as [(String, [String])])
+    func queries(store: TestStore, queryCase: (String, [String])) throws {
+        let (query, expected) = queryCase
+        let env = try environment(store)
+        _ = try index([root], env: env)
         let result = try Docent.run(["search", query.replacingOccurrences(of: "ROOT", with: root), "--files", "--limit", "100"],
                                     environment: env)
         let paths = result.stdout.split(separator: "\n").map { String($0.dropFirst(root.count + 1)) }.sorted()
@@ -169,21 +180,24 @@ struct IndexSearchTests {
         #expect(result.status == (expected.isEmpty ? 1 : 0))
     }
 
-    @Test("Malformed queries and bad input exit 2 with a clear message", arguments: [
+    @Test("Malformed queries and bad input exit 2 with a clear message", arguments: TestStore.allCases, [
         ("\"unbalanced", "unbalanced quote"), ("(tea", "'(' is not closed"), ("colour:red", "unknown field"),
         ("size:huge", "cannot read 'huge'"), ("modified:>someday", "cannot read"), ("type:nonsense", "unknown type 'nonsense'"),
-    ])
-    func malformed(query: String, message: String) throws {
-        _ = try index([root])
+    ] as [(String, String)])
+    func malformed(store: TestStore, queryCase: (String, String)) throws {
+        let (query, message) = queryCase
+        let env = try environment(store)
+        _ = try index([root], env: env)
         let r = try Docent.run(["search", query], environment: env)
         #expect(r.status == 2)
         #expect(r.stderr.contains(message), "\(r.stderr)")
-        #expect(!r.stderr.contains("SQLITE") && !r.stderr.contains("fts5"))
+        #expect(!r.stderr.contains("SQLITE") && !r.stderr.contains("fts5") && !r.stderr.contains("SQLSTATE"))
     }
 
-    @Test("Output forms: text with [marks], JSON lines, NUL-separated paths")
-    func outputForms() throws {
-        _ = try index([root])
+    @Test("Output forms: text with [marks], JSON lines, NUL-separated paths", arguments: TestStore.allCases)
+    func outputForms(store: TestStore) throws {
+        let env = try environment(store)
+        _ = try index([root], env: env)
         let text = try Docent.run(["search", "monday"], environment: env)
         #expect(text.stdout.contains("[Monday]"))
         #expect(text.stdout.contains("net.daringfireball.markdown"))

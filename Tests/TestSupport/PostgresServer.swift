@@ -60,23 +60,41 @@ public final class PostgresServer {
     }
 
     public func createDatabase(_ name: String = "docent") throws {
-        let made = try runTool(bin + "/createdb", ["-h", "127.0.0.1", "-p", "\(port)", "-U", "docent", name])
-        guard made.status == 0 else { throw PostgresServerError("createdb failed: " + String(decoding: made.output, as: UTF8.self)) }
+        let made = try run([bin + "/createdb", "-h", "127.0.0.1", "-p", "\(port)", "-U", "docent", name], asServerUser: false)
+        guard made.status == 0 else { throw PostgresServerError("createdb failed: " + made.output) }
     }
 
     /// `psql -c` against database `name`: its output, unaligned, tuples only.
     public func psql(_ sql: String, database: String = "docent") throws -> String {
-        let result = try runTool("/usr/bin/psql", ["-h", "127.0.0.1", "-p", "\(port)", "-U", "docent", "-d", database, "-X", "-A", "-t",
-                                                   "-v", "ON_ERROR_STOP=1", "-c", sql])
-        let output = String(decoding: result.output, as: UTF8.self)
-        guard result.status == 0 else { throw PostgresServerError("psql failed: " + output) }
-        return output.trimmingCharacters(in: .whitespacesAndNewlines)
+        let result = try run(["/usr/bin/psql", "-h", "127.0.0.1", "-p", "\(port)", "-U", "docent", "-d", database, "-X", "-A", "-t", "-q",
+                              "-v", "ON_ERROR_STOP=1", "-c", sql], asServerUser: false)
+        guard result.status == 0 else { throw PostgresServerError("psql failed: " + result.output) }
+        return result.output.trimmingCharacters(in: .whitespacesAndNewlines)
     }
 
-    private func run(_ command: [String]) throws -> (status: Int32, output: String) {
-        let full = asUser + command
-        let result = try runTool(full[0], Array(full.dropFirst()))
-        return (result.status, String(decoding: result.output, as: UTF8.self))
+    /// Runs `command` (as the postgres user under root) and waits for it, its output in a file:
+    /// posix_spawn and waitpid, not Foundation's Process, whose wait for `runuser` (its
+    /// child, pg_ctl, leaves a server running) never returned here.
+    private func run(_ command: [String], asServerUser: Bool = true) throws -> (status: Int32, output: String) {
+        let full = (asServerUser ? asUser : []) + command
+        let outputPath = directory + "/command-output-" + UUID().uuidString
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 1, outputPath, O_WRONLY | O_CREAT | O_TRUNC, 0o666)
+        posix_spawn_file_actions_adddup2(&actions, 1, 2)
+        let argv = full.map { strdup($0) } + [nil]
+        defer { for pointer in argv { free(pointer) } }
+        var pid: pid_t = 0
+        let spawned = posix_spawn(&pid, full[0], &actions, nil, argv, environ)
+        guard spawned == 0 else { throw PostgresServerError("cannot run \(full[0]): \(spawned)") }
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) < 0, errno == EINTR {}
+        let output = (try? String(contentsOfFile: outputPath, encoding: .utf8)) ?? ""
+        unlink(outputPath)
+        let exited = status & 0x7f == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f)
+        return (exited, output)
     }
 
     /// A port nobody listens on now (bound to port 0, the kernel's choice, and released).
