@@ -29,8 +29,9 @@ package struct IndexLocation: ParsableArguments {
     package static let configured = Locked<(index: String?, host: String?)>((nil, nil))
 
     /// Opens a server's index (PostgreSQL): set by docent-engine, which links the client.
-    /// Arguments: the address, this machine's name in it, and the directory for its state files.
-    package static let openServer = Locked<(@Sendable (String, String, String) throws(IndexError) -> any IndexStore)?>(nil)
+    /// Arguments: the address, this machine's name in it, the directory for its state files,
+    /// and how long to wait for a server that is away (seconds).
+    package static let openServer = Locked<(@Sendable (String, String, String, Double) throws(IndexError) -> any IndexStore)?>(nil)
 
     /// This machine's name in a shared index: `DOCENT_HOST`, else `host:`, else the host name.
     package static var hostName: String {
@@ -40,7 +41,7 @@ package struct IndexLocation: ParsableArguments {
 
     /// Opens the index for reading; a damaged or newer index is a clear error (exit 2).
     package func open(mappedReads: Bool = false) throws -> any IndexStore {
-        if isServer { return try openServerIndex() }
+        if isServer { return try openServerIndex(waiting: 0) }
         do {
             return try FileIndex(path: resolved, mappedReads: mappedReads, privateDirectory: path == nil)
         } catch {
@@ -50,7 +51,7 @@ package struct IndexLocation: ParsableArguments {
 
     /// Opens the index for searches alone (`FileIndex.searching`): one connection, no pool.
     package func openForSearching() throws -> any IndexStore {
-        if isServer { return try openServerIndex() }
+        if isServer { return try openServerIndex(waiting: 0) }
         do {
             return try FileIndex.searching(path: resolved, privateDirectory: path == nil)
         } catch {
@@ -58,9 +59,10 @@ package struct IndexLocation: ParsableArguments {
         }
     }
 
-    /// Connects to the PostgreSQL index. A password in the address is refused: it would be
-    /// seen by every process that lists command lines (libpq reads it from ~/.pgpass).
-    package func openServerIndex() throws -> any IndexStore {
+    /// Connects to the PostgreSQL index, waiting up to `waiting` seconds for a server that is
+    /// away (a writer waits; a search does not). A password in the address is refused: it
+    /// would be seen by every process that lists command lines (libpq reads it from ~/.pgpass).
+    package func openServerIndex(waiting: Double) throws -> any IndexStore {
         let address = resolved
         let userPassword = address.range(of: "://").flatMap { scheme in
             address[scheme.upperBound...].firstIndex(of: "@").map { address[scheme.upperBound..<$0].contains(":") }
@@ -71,7 +73,7 @@ package struct IndexLocation: ParsableArguments {
         guard let open = Self.openServer.withLock({ $0 }) else { throw CommandFailure("a PostgreSQL index is opened by docent-engine") }
         let state = (FileIndex.defaultPath() as NSString).deletingLastPathComponent
         do {
-            return try open(address, Self.hostName, state)
+            return try open(address, Self.hostName, state, waiting)
         } catch {
             throw CommandFailure("\(error)")
         }

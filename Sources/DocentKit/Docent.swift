@@ -58,7 +58,9 @@ public enum DocentMain {
         SearchCommand.following = { command, request, index in try command.follow(request, in: index) }
         if let settings = try? Settings.current.get() { IndexLocation.configured.withLock { $0 = (settings.index, settings.host) } }
         IndexLocation.openServer.withLock {
-            $0 = { address, host, state throws(IndexError) in try PostgresIndex(address: address, host: host, stateDirectory: state) }
+            $0 = { address, host, state, waiting throws(IndexError) in
+                try PostgresIndex(address: address, host: host, stateDirectory: state, reconnectWindow: waiting)
+            }
         }
         InfoCommand.readers.withLock { $0 = { AppDocuments.groups.map { ($0.documentTypeName, $0.readableContentTypes) } } }
         await CommandLineRunner.run(Docent.self)

@@ -119,7 +119,7 @@ extension IndexLocation {
     /// Opens the index for a command that writes it: checked when it may be damaged, and
     /// rebuilt from its roots when it is (see `IndexSession`).
     func openForWriting(thoroughCheck: Bool = false, report: @escaping (String) -> Void = { Output.warning($0) }) throws -> IndexSession {
-        if isServer { return IndexSession(store: try openServerIndex()) }
+        if isServer { return IndexSession(store: try openServerIndex(waiting: 60)) }
         do {
             return try IndexSession(path: resolved, privateDirectory: path == nil, thoroughCheck: thoroughCheck, report: report)
         } catch {

@@ -40,6 +40,9 @@ final class Connection {
             throw IndexError.cannotOpen(path: Self.redacted(address),
                                         message: "the database's encoding is \(encoding); Docent needs UTF8 (createdb -E UTF8)")
         }
+        // The server's notices ("terminating connection due to shutdown") are not the user's
+        // business on standard error: a lost connection comes back as an error of its own.
+        PQsetNoticeProcessor(handle, { _, _ in }, nil)
         _ = try? execute("SET client_min_messages = warning")
     }
 

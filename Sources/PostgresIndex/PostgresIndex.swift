@@ -17,7 +17,8 @@ public final class PostgresIndex: IndexStore {
     public let host: String
     public let path: String
     public let displayName: String
-    /// How long a write waits for the server to come back before failing.
+    /// How long a statement waits for the server to come back before failing: a minute for
+    /// the indexer and the watcher, nothing for a search (a person is waiting).
     public let reconnectWindow: Double
     private let address: String
     private let connection: Locked<Connection?>
@@ -35,7 +36,18 @@ public final class PostgresIndex: IndexStore {
         do { try PrivateStorage.makeDirectory(stateDirectory, tightenExisting: false) } catch {
             throw IndexError.cannotOpen(path: stateDirectory, message: "cannot make its directory: \(error)")
         }
-        connection = Locked(try Connection(address: address))
+        var delay = 0.1
+        let deadline = Date().addingTimeInterval(reconnectWindow)
+        while true {
+            do {
+                connection = Locked(try Connection(address: address))
+                break
+            } catch {
+                guard case .unreachable = error, Date() < deadline else { throw error }
+                usleep(useconds_t(delay * 1e6))
+                delay = min(delay * 2, 2)
+            }
+        }
         try migrate()
     }
 
@@ -55,9 +67,9 @@ public final class PostgresIndex: IndexStore {
 
     /// Runs `body` on the connection, connecting again when the server went away; with
     /// `transaction`, between BEGIN and COMMIT. A lost server is waited for up to
-    /// `reconnectWindow` seconds (reads: one new attempt).
+    /// `reconnectWindow` seconds.
     func run<T>(transaction: Bool = false, _ body: (Connection) throws(IndexError) -> T) throws(IndexError) -> T {
-        let deadline = Date().addingTimeInterval(transaction ? reconnectWindow : 2)
+        let deadline = Date().addingTimeInterval(reconnectWindow)
         var delay = 0.1
         while true {
             let outcome = connection.withLock { (slot: inout Connection?) -> Result<T, IndexError> in

@@ -26,14 +26,14 @@ extension Watcher {
         } else if event.has(Inotify.movedTo) {
             if let origin = movedOut.removeValue(forKey: event.cookie) {
                 if origin.isDirectory { tree.move(origin.path, to: path) }
-                pending.add(.moved(from: origin.path, to: path), at: now)
+                pending.add(.moved(from: origin.path, to: path), at: now, isDirectory: origin.isDirectory)
             } else if event.isDirectory, options.recursive {
                 watchTree(path, announce: true)  // moved in from outside the roots
             } else {
                 pending.add(.changed(path), at: now)
             }
         } else if event.has(Inotify.delete) {
-            pending.add(.removed(path), at: now)
+            pending.add(.removed(path), at: now, isDirectory: event.isDirectory)
         } else if event.isDirectory {
             if event.has(Inotify.create) {
                 if options.recursive { watchTree(path, announce: true) } else { pending.add(.changed(path), at: now) }

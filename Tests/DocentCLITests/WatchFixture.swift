@@ -10,13 +10,22 @@ import Glibc
 class WatchFixture {
     let dir: TemporaryDirectory
     var root: String { dir.path + "/root" }
-    var env: [String: String] { ["XDG_DATA_HOME": dir.path + "/data", "XDG_CACHE_HOME": dir.path + "/cache"] }
+    var env: [String: String] {
+        ["XDG_DATA_HOME": dir.path + "/data", "XDG_CACHE_HOME": dir.path + "/cache"].merging(storeEnvironment) { $1 }
+    }
+    /// What makes `docent` use the store under test (`use(_:)`); empty for the default file.
+    var storeEnvironment: [String: String] = [:]
     var watcher: Process?
     var logPath: String { dir.path + "/watch.log" }
 
     init() throws {
         dir = try TemporaryDirectory()
         try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
+    }
+
+    /// Keeps this test's index in `store` (PostgreSQL: a database of its own).
+    func use(_ store: TestStore) throws {
+        storeEnvironment = try store.environment([:], directory: dir.path)
     }
 
     deinit {
@@ -32,7 +41,7 @@ class WatchFixture {
         if arguments.first == "watch", !arguments.contains("--priority") { arguments += ["--priority", "normal"] }
         process.arguments = arguments
         process.environment = ProcessInfo.processInfo.environment.merging(env) { $1 }.merging(extraEnvironment) { $1 }
-            .merging(["DOCENT_CONFIG_DIR": "/nonexistent/docent-test-config"]) { $1 }
+            .merging(["DOCENT_CONFIG_DIR": env["DOCENT_CONFIG_DIR"] ?? "/nonexistent/docent-test-config"]) { $1 }
         if !FileManager.default.fileExists(atPath: logPath) { _ = FileManager.default.createFile(atPath: logPath, contents: nil) }
         let log = try FileHandle(forWritingTo: URL(fileURLWithPath: logPath))
         try log.seekToEnd()

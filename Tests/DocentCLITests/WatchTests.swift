@@ -9,8 +9,10 @@ import Glibc
 /// filesystem after every kind of change.
 @Suite("docent watch, end to end", .serialized)
 final class WatchTests: WatchFixture {
-    @Test("Every kind of change reaches the index: create, modify, append, atomic save, renames, moves, deletes, mkdir -p, rm -r, excluded")
-    func changes() throws {
+    @Test("Every kind of change reaches the index: create, modify, append, atomic save, renames, moves, deletes, mkdir -p, rm -r, excluded",
+          arguments: TestStore.allCases)
+    func changes(store: TestStore) throws {
+        try use(store)
         try write("keep.txt", "unchanged")
         try write("doc.txt", "first draft")
         try start()
@@ -123,8 +125,10 @@ final class WatchTests: WatchFixture {
         #expect(try indexed().count == 20_000)
     }
 
-    @Test("Killed with SIGKILL mid-batch, changed while down, restarted: the index ends equal to the filesystem")
-    func crash() throws {
+    @Test("Killed with SIGKILL mid-batch, changed while down, restarted: the index ends equal to the filesystem",
+          arguments: TestStore.allCases)
+    func crash(store: TestStore) throws {
+        try use(store)
         for i in 0..<200 { try write("old/\(i).txt", "old \(i)") }
         try start()
         #expect(try settledAndEqual())
@@ -172,8 +176,9 @@ final class WatchTests: WatchFixture {
         #expect(try eventually { try search("biscuit").count == 4 }, "\(log)")
     }
 
-    @Test("One watcher per index; SIGTERM ends it with status 0")
-    func oneWatcher() throws {
+    @Test("One watcher per index; SIGTERM ends it with status 0", arguments: TestStore.allCases)
+    func oneWatcher(store: TestStore) throws {
+        try use(store)
         try start()
         #expect(try eventually { try status()["state"] as? String == "watching" })
         let second = try Docent.run(["watch", root], environment: env)

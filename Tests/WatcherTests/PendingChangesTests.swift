@@ -41,6 +41,24 @@ struct PendingChangesTests {
         #expect(changes(steps, settledAt: settledAt) == expected)
     }
 
+    @Test("A burst of atomic saves and deletions of files: each merged as one file's change, nothing else waiting touched")
+    func fileBurst() {
+        var pending = PendingChanges(settle: .milliseconds(30), maximumDelay: .seconds(1))
+        for i in 0..<3000 {
+            pending.add(.changed(FilePath("/r/d\(i % 30)/.tmp\(i)")), at: at(0))
+            pending.add(.moved(from: FilePath("/r/d\(i % 30)/.tmp\(i)"), to: FilePath("/r/d\(i % 30)/\(i).txt")), at: at(0), isDirectory: false)
+        }
+        for i in 0..<1000 { pending.add(.removed(FilePath("/r/d\(i % 30)/\(i).txt")), at: at(1), isDirectory: false) }
+        let settled = pending.takeSettled(at: at(100))
+        // A renamed file then deleted: its new and its old name go (the rule above).
+        let removed = settled.filter { if case .removed = $0 { true } else { false } }.count
+        let moved = settled.filter { if case .moved = $0 { true } else { false } }.count
+        #expect(settled.count == 4000 && removed == 2000 && moved == 2000)
+        let last = settled.contains(.moved(from: "/r/d25/.tmp2995", to: "/r/d25/2995.txt"))
+        let first = settled.contains(.removed("/r/d0/.tmp0")) && settled.contains(.removed("/r/d0/0.txt"))
+        #expect(last && first)
+    }
+
     @Test("A file written continuously is handed on within the maximum delay")
     func continuousWriter() {
         var pending = PendingChanges(settle: .milliseconds(30), maximumDelay: .milliseconds(200))

@@ -1,0 +1,174 @@
+import Foundation
+import Testing
+import TestSupport
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// One index on PostgreSQL for several hosts: `docent watch` on two hosts writing at once, each
+/// owning its rows; searches over all of them; a server that restarts in the middle of a batch.
+/// Hosts are told apart by `DOCENT_HOST`, as two machines would be by their names.
+@Suite("A shared index on PostgreSQL, end to end", .serialized)
+struct SharedIndexTests {
+    /// A `docent watch` as one host, on its own root.
+    final class Host: WatchFixture {
+        let name: String
+        let shared: [String: String]
+
+        init(_ name: String, shared: [String: String]) throws {
+            self.name = name
+            self.shared = shared
+            try super.init()
+            storeEnvironment = shared.merging(["DOCENT_HOST": name]) { $1 }
+        }
+
+        /// This host's rows under its root, by searching with `host:`.
+        func own() throws -> Set<String> {
+            let r = try Docent.run(["search", "host:" + name, "in:" + root, "--files", "--limit", "1000000"], environment: env)
+            return Set(r.stdout.split(separator: "\n").map { String($0) })
+        }
+
+        func settled(_ seconds: Double = 60) throws -> Bool {
+            try eventually(seconds) { try status()["state"] as? String == "watching" && own() == onDisk() }
+        }
+    }
+
+    /// A config directory naming `address`, for every host.
+    static func sharedEnvironment(_ directory: TemporaryDirectory, address: String) throws -> [String: String] {
+        try directory.write("config/config.yaml", "index: \(address)\n")
+        return ["DOCENT_CONFIG_DIR": directory.path + "/config"]
+    }
+
+    @Test("Two watchers with different host names write at once; each owns its rows; a search spans both and names the other host")
+    func twoHosts() throws {
+        let config = try TemporaryDirectory()
+        let address = try SharedPostgres.newDatabase()
+        let shared = try Self.sharedEnvironment(config, address: address)
+        let alpha = try Host("alpha", shared: shared), beta = try Host("beta", shared: shared)
+        for host in [alpha, beta] { try host.write("seed.txt", "seed of \(host.name)") }
+        try alpha.start()
+        try beta.start()
+        #expect(try alpha.settled() && beta.settled(), "\(alpha.log)\n\(beta.log)")
+        // Both write at once: 300 files each, from two threads.
+        let group = DispatchGroup()
+        for host in [alpha, beta] {
+            let root = host.root, name = host.name
+            DispatchQueue.global().async(group: group) {
+                for i in 0..<300 {
+                    let directory = root + "/batch/\(i % 10)"
+                    try? FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+                    _ = FileManager.default.createFile(atPath: directory + "/\(i).txt", contents: Data("lantern \(name) \(i)\n".utf8))
+                }
+            }
+        }
+        group.wait()
+        #expect(try alpha.settled() && beta.settled(), "\(alpha.log)\n\(beta.log)")
+        #expect(try alpha.own().count == 301 && beta.own().count == 301)
+
+        // A search spans both hosts; the other host's files are named host:path.
+        let fromAlpha = try Docent.run(["search", "lantern", "--json", "--limit", "1000"], environment: alpha.env).jsonLines
+        #expect(fromAlpha.count == 600)
+        #expect(fromAlpha.filter { $0["host"] as? String == "beta" }.count == 300)
+        #expect(fromAlpha.filter { $0["host"] == nil }.allSatisfy { ($0["path"] as? String)?.hasPrefix(alpha.root) == true })
+        let text = try Docent.run(["search", "seed", "beta"], environment: alpha.env)
+        #expect(text.stdout.contains("beta:" + beta.root + "/seed.txt"), "\(text.stdout)")
+        let status = try Docent.run(["status"], environment: alpha.env).stdout
+        #expect(status.contains("alpha 301") && status.contains("beta 301"), "\(status)")
+
+        // Beta stops; its files vanish from disk; alpha reconciles beta's root as its own:
+        // alpha holds no rows there, and beta's rows are untouched.
+        #expect(try beta.stop() == 0)
+        try FileManager.default.removeItem(atPath: beta.root + "/batch")
+        let index = try Docent.run(["index", "--json", beta.root], environment: alpha.env)
+        #expect(index.status == 0, "\(index.stderr)")
+        #expect(try beta.own().count == 301, "beta's rows are beta's to change")
+        let alphaThere = try Docent.run(["search", "host:alpha", "in:" + beta.root, "--files"], environment: alpha.env)
+        #expect(alphaThere.stdout.split(separator: "\n").count == 1)  // seed.txt, alone left on disk
+        // Beta comes back and catches up: its rows follow its disk.
+        try beta.start()
+        #expect(try beta.settled(), "\(beta.log)")
+        #expect(try beta.own().count == 1)
+        #expect(try alpha.own().count == 301)
+        #expect(try alpha.stop() == 0 && beta.stop() == 0)
+    }
+
+    @Test("The server restarts in the middle of a batch: the watcher waits, catches up, nothing lost, no row twice")
+    func serverRestart() throws {
+        let server = try PostgresServer()
+        try server.createDatabase()
+        let config = try TemporaryDirectory()
+        let shared = try Self.sharedEnvironment(config, address: server.address())
+        let host = try Host("solo", shared: shared)
+        for i in 0..<50 { try host.write("old/\(i).txt", "old \(i)") }
+        try host.start()
+        #expect(try host.settled(), "\(host.log)")
+        // A large batch, and the server stopped as soon as the watcher is seen indexing it.
+        let root = host.root
+        let written = DispatchSemaphore(value: 0)
+        Thread.detachNewThread {
+            for i in 0..<3000 {
+                let directory = root + "/batch/\(i % 30)"
+                try? FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+                _ = FileManager.default.createFile(atPath: directory + "/\(i).txt",
+                                                   contents: Data(("batch \(i) " + String(repeating: "words ", count: 50)).utf8))
+            }
+            written.signal()
+        }
+        #expect(try host.eventually { try host.status()["state"] as? String == "indexing" })
+        try server.stop()
+        written.wait()
+        // While the server is down: changes keep coming.
+        for i in 0..<20 { try FileManager.default.removeItem(atPath: root + "/old/\(i).txt") }
+        for i in 20..<40 { try host.write("old/\(i).txt", "edited \(i) while the server was down") }
+        sleep(2)
+        try server.start()
+        #expect(try host.settled(180), "\(host.log)")
+        #expect(try host.own().count == 3030)
+        let rows = try server.psql("""
+            SELECT count(*) - count(DISTINCT path), count(*) FILTER (WHERE content_type != 'public.folder') FROM docent_files WHERE host = 'solo'
+            """)
+        #expect(rows == "0|3030", "no path twice, and a row per file: \(rows)")
+        let edited = try Docent.run(["search", "edited", "--files", "--limit", "100"], environment: host.env)
+        #expect(edited.stdout.split(separator: "\n").count == 20)
+        #expect(try host.stop() == 0)
+    }
+
+    @Test("docent index waits for a server that restarts mid-run; a password in the address is refused; an unreachable server is one clear line")
+    func indexAndBadAddresses() throws {
+        let server = try PostgresServer()
+        try server.createDatabase()
+        let dir = try TemporaryDirectory()
+        for i in 0..<2000 { try dir.write("tree/\(i % 20)/\(i).txt", "river \(i) " + String(repeating: "stone ", count: 200)) }
+        let env = ["XDG_DATA_HOME": dir.path + "/data", "XDG_CACHE_HOME": dir.path + "/cache"]
+        let process = Process()
+        process.executableURL = Docent.binary
+        process.arguments = ["index", "--json", "--index", server.address(), dir.path + "/tree"]
+        process.environment = ProcessInfo.processInfo.environment.merging(env) { $1 }
+            .merging(["DOCENT_CONFIG_DIR": "/nonexistent/docent-test-config"]) { $1 }
+        let out = Pipe()
+        process.standardOutput = out
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        // Stopped once some batches are in, started again two seconds later.
+        let deadline = Date().addingTimeInterval(60)
+        while Date() < deadline, (Int((try? server.psql("SELECT count(*) FROM docent_files")) ?? "0") ?? 0) < 200 { usleep(20_000) }
+        try server.stop()
+        sleep(2)
+        try server.start()
+        let output = out.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 0, "\(String(decoding: output, as: UTF8.self))")
+        #expect(try server.psql("SELECT count(*), count(DISTINCT path) FROM docent_files WHERE size >= 0 AND content_type != 'public.folder'")
+                == "2000|2000")
+        let found = try Docent.run(["search", "--index", server.address(), "river", "--files", "--limit", "5000"], environment: env)
+        #expect(found.stdout.split(separator: "\n").count == 2000)
+
+        let password = try Docent.run(["search", "--index", "postgresql://docent:secret@127.0.0.1:\(server.port)/docent", "river"], environment: env)
+        #expect(password.status == 2 && password.stderr.contains("~/.pgpass"), "\(password.stderr)")
+        #expect(!password.stderr.contains("secret"))
+        try server.stop()
+        let down = try Docent.run(["search", "--index", server.address(), "river"], environment: env)
+        #expect(down.status == 2 && down.stderr.contains("cannot be reached"), "\(down.stderr)")
+        #expect(down.stderr.split(separator: "\n").count == 1)
+    }
+}
