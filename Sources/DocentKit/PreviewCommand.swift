@@ -5,6 +5,7 @@ import DocumentModel
 import Documents
 import Engine
 import Foundation
+import Index
 import Rendering
 import FileAccess
 import Watcher
@@ -43,6 +44,8 @@ struct PreviewCommand: AsyncParsableCommand {
     @Flag(name: .customLong("no-cache"), help: "Neither use nor keep a cached preview ($XDG_CACHE_HOME/docent/previews).")
     var noCache = false
 
+    @OptionGroup var location: IndexLocation
+
     func validate() throws {
         if maxBytes < 1 { throw ValidationError("--max-bytes must be at least 1.") }
         if let width, width < 20 { throw ValidationError("--width must be at least 20.") }
@@ -50,6 +53,10 @@ struct PreviewCommand: AsyncParsableCommand {
 
     func run() async throws {
         Output.ignoreSIGPIPE()
+        if let (host, remotePath) = remoteFile {
+            guard !follow else { throw CommandFailure("--follow needs the file on this machine; \(file) is on \(host)") }
+            return Output.write(try remotePreview(host: host, path: remotePath))
+        }
         let path = Paths.absolute(file)
         let cache = noCache ? nil : PreviewCache()
         guard follow else { return Output.write(render(try await preview(path, cache: cache), event: nil)) }
@@ -92,6 +99,48 @@ struct PreviewCommand: AsyncParsableCommand {
 
     private var resolvedFormat: PreviewFormat { format ?? (Output.isTerminal ? .ansi : .text) }
 
+    /// `HOST:/path`, as `docent search` names another host's file in a shared index: the host
+    /// and the path, when no such file is here and the host is not this one.
+    private var remoteFile: (host: String, path: String)? {
+        guard location.isServer, let colon = file.firstIndex(of: ":"), colon > file.startIndex else { return nil }
+        let host = String(file[..<colon]), path = String(file[file.index(after: colon)...])
+        guard path.hasPrefix("/"), !host.contains("/"), host != IndexLocation.hostName, access(file, F_OK) != 0 else { return nil }
+        return (host, path)
+    }
+
+    /// Another host's file, from what its host stored in the index: its title, metadata and
+    /// text, marked as remote (the file itself is not on this machine; nothing is opened).
+    private func remotePreview(host: String, path: String) throws -> String {
+        let index = try location.open()
+        let stored: (file: IndexedFile, text: String)?
+        do { stored = try index.storedFile(host: host, path: Array(path.utf8), textLimit: maxBytes) } catch { throw CommandFailure("\(error)") }
+        guard let (row, text) = stored else { throw CommandFailure("\(file): no such file of host \(host) in the index at \(index.displayName)") }
+        let fields = (row.metadata.flatMap { try? JSONDecoder().decode([String: MetadataValue].self, from: Data($0.utf8)) } ?? [:])
+            .sorted { $0.key < $1.key }.map { MetadataField(key: $0.key, value: $0.value) }
+        let modified = Date(timeIntervalSince1970: Double(row.modified) / 1e9).formatted(.iso8601)
+        var elements: [PreviewElement] = [
+            .note(nil, "On \(host), not on this machine: the text and metadata \(host) stored in the index, as of its last change (\(modified))."),
+            .title(row.title ?? row.name),
+            .metadata([MetadataField(key: "host", value: .text(host)), MetadataField(key: "content type", value: .text(row.contentType)),
+                       MetadataField(key: "size", value: .integer(Int(row.size)))] + fields),
+        ]
+        if let kind = row.errorKind { elements.append(.note(.error, "\(kind): \(row.errorMessage ?? "")")) }
+        if !text.isEmpty { elements.append(.text(text)) }
+        let preview = Preview(elements: elements)
+        switch resolvedFormat {
+        case .json:
+            var output = PreviewOutput(path: path, contentType: row.contentType, documentType: row.documentType ?? "",
+                                       selection: "stored in the index by \(host)", title: row.title, metadata: fields, problems: [],
+                                       preview: PreviewJSON(preview), event: nil)
+            output.host = host
+            return JSONRenderer.encode(output) + "\n"
+        case let format:
+            let renderer = format.renderer(width: width ?? (Output.isTerminal ? Terminal.columns : nil),
+                                           colour: Output.isTerminal && !Terminal.noColor)
+            return renderer.render(preview)
+        }
+    }
+
     private func render(_ preview: Extraction, event: String?) -> String {
         switch resolvedFormat {
         case .json:
@@ -130,6 +179,14 @@ struct PreviewOutput: Encodable {
     let preview: PreviewJSON
     /// Under --follow: "preview".
     let event: String?
+    /// The host the file is on, when not this one: the preview is what that host stored.
+    var host: String?
+
+    init(path: String, contentType: String, documentType: String, selection: String, title: String?, metadata: [MetadataField],
+         problems: [DocumentProblem], preview: PreviewJSON, event: String?) {
+        (self.path, self.contentType, self.documentType, self.selection, self.title) = (path, contentType, documentType, selection, title)
+        (self.metadata, self.problems, self.preview, self.event) = (metadata, problems, preview, event)
+    }
 
     init(path: String, cached: Extraction, event: String?) {
         self.path = path

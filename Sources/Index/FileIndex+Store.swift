@@ -6,6 +6,16 @@ extension FileIndex: IndexStore {
     public var displayName: String { path }
     public var host: String { LocalHost.name }
 
+    /// One machine's index holds this host's rows alone.
+    public func storedFile(host: String, path: [UInt8], textLimit: Int) throws(IndexError) -> (file: IndexedFile, text: String)? {
+        guard host == self.host else { return nil }
+        return try read { db in
+            guard let row = try Row.fetchOne(db, sql: "SELECT * FROM files WHERE path = ?", arguments: [Data(path)]) else { return nil }
+            let text = try String.fetchOne(db, sql: "SELECT docent_inflate(body, ?) FROM texts WHERE id = ?", arguments: [textLimit, row["id"] as Int64])
+            return (IndexedFile(row: row), text ?? "")
+        }
+    }
+
     public func storedText(id: Int64, limit: Int) throws(IndexError) -> String? {
         try read { db in
             try String.fetchOne(db, sql: "SELECT docent_inflate(body, ?) FROM texts WHERE id = ?", arguments: [limit, id])

@@ -64,8 +64,11 @@ public protocol IndexStore: AnyObject, Sendable {
     func file(id: Int64) throws(IndexError) -> IndexedFile?
     /// The row for `path` on this host, without its text.
     func file(at path: [UInt8]) throws(IndexError) -> IndexedFile?
-    /// The stored text of row `id` (for a preview of another host's file), at most `limit` bytes.
+    /// The stored text of row `id` (for a preview of another host's file), at most `limit` characters.
     func storedText(id: Int64, limit: Int) throws(IndexError) -> String?
+    /// The row of `path` on `host`, with its stored text (at most `textLimit` characters): what
+    /// a preview of another host's file shows.
+    func storedFile(host: String, path: [UInt8], textLimit: Int) throws(IndexError) -> (file: IndexedFile, text: String)?
 }
 
 extension IndexStore {
@@ -75,7 +78,7 @@ extension IndexStore {
     public var watchStatusPath: String { path + ".watch.json" }
 }
 
-/// This machine's name, as rows record it: the host name up to its first dot.
+/// This machine's name, as rows record it: `gethostname`'s.
 public enum LocalHost {
     public static let name: String = {
         var buffer = [CChar](repeating: 0, count: 256)

@@ -84,9 +84,11 @@ extension PostgresIndex {
             RETURN translate(text, './@:~+\\=', '        ')
             """,
             // A file's searchable words. tsvector holds at most 1 MB: past that, a long text's
-            // words are kept without their positions (phrases are then not found in it), and a
-            // text whose distinct words alone are over gives its first megabyte. Positions past
-            // 16,383 are PostgreSQL's last position: phrases are found before that word.
+            // words are kept without their positions (a phrase is then matched as all its words:
+            // PostgreSQL cannot check their order), added
+            // a piece at a time until the distinct words alone fill the megabyte (the rest of
+            // such a text is not searchable). PostgreSQL's last position is 16,383: phrases are
+            // found before that word.
             """
             CREATE FUNCTION docent_vector(name text, title text, body text, meta text, parts text) RETURNS tsvector
             LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE AS $$
@@ -95,16 +97,22 @@ extension PostgresIndex {
                     || setweight(to_tsvector('docent', docent_words(coalesce(title, ''))), 'B')
                     || setweight(to_tsvector('docent', docent_words(coalesce(meta, ''))), 'C');
                 words text := docent_words(body || ' ' || parts);
+                vector tsvector;
+                piece integer := 65536;
             BEGIN
                 BEGIN
                     RETURN head || to_tsvector('docent', words);
                 EXCEPTION WHEN program_limit_exceeded THEN
-                    BEGIN
-                        RETURN head || strip(to_tsvector('docent', words));
-                    EXCEPTION WHEN program_limit_exceeded THEN
-                        RETURN head || strip(to_tsvector('docent', left(words, 1000000)));
-                    END;
+                    vector := head;
                 END;
+                FOR i IN 0 .. (length(words) - 1) / piece LOOP
+                    BEGIN
+                        vector := vector || strip(to_tsvector('docent', substr(words, i * piece + 1, piece)));
+                    EXCEPTION WHEN program_limit_exceeded THEN
+                        EXIT;
+                    END;
+                END LOOP;
+                RETURN vector;
             END $$
             """,
         ]),

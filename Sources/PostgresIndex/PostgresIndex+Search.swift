@@ -244,6 +244,15 @@ extension PostgresIndex {
         }
     }
 
+    public func storedFile(host: String, path: [UInt8], textLimit: Int) throws(IndexError) -> (file: IndexedFile, text: String)? {
+        try run { connection throws(IndexError) in
+            let rows = try connection.execute("""
+                SELECT \(Self.rowColumns), left(body, $3) FROM docent_files WHERE host = $1 AND path = $2
+                """, [.text(host), .bytes(path), .int(Int64(textLimit))])
+            return rows.count == 0 ? nil : (file(rows, 0), rows.string(0, 14) ?? "")
+        }
+    }
+
     public func storedText(id: Int64, limit: Int) throws(IndexError) -> String? {
         try run { connection throws(IndexError) in
             try connection.execute("SELECT left(body, $2) FROM docent_files WHERE id = $1", [.int(id), .int(Int64(limit))]).string(0, 0)

@@ -72,6 +72,12 @@ struct SharedIndexTests {
         #expect(fromAlpha.filter { $0["host"] == nil }.allSatisfy { ($0["path"] as? String)?.hasPrefix(alpha.root) == true })
         let text = try Docent.run(["search", "seed", "beta"], environment: alpha.env)
         #expect(text.stdout.contains("beta:" + beta.root + "/seed.txt"), "\(text.stdout)")
+        // Beta's file previewed on alpha: what beta stored, marked as beta's.
+        let preview = try Docent.run(["preview", "beta:" + beta.root + "/seed.txt", "--format", "json"], environment: alpha.env)
+        let object = try #require(preview.jsonLines.first, "\(preview.stderr)")
+        #expect(object["host"] as? String == "beta" && preview.stdout.contains("seed of beta") && preview.stdout.contains("not on this machine"))
+        let missing = try Docent.run(["preview", "beta:" + beta.root + "/nothing.txt"], environment: alpha.env)
+        #expect(missing.status == 2 && missing.stderr.contains("no such file of host beta"))
         let status = try Docent.run(["status"], environment: alpha.env).stdout
         #expect(status.contains("alpha 301") && status.contains("beta 301"), "\(status)")
 
