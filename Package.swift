@@ -64,13 +64,10 @@ let package = Package(
             pkgConfig: "sqlite3",
             providers: [.apt(["libsqlite3-dev"])]
         ),
-        // libpq, PostgreSQL's own client (Debian's libpq-dev): a shared index on PostgreSQL, its
-        // credentials from libpq's places (environment, service file, password file).
-        .systemLibrary(
-            name: "CLibPQ",
-            pkgConfig: "libpq",
-            providers: [.apt(["libpq-dev"])]
-        ),
+        // libpq, PostgreSQL's own client, for a shared index on PostgreSQL (credentials from
+        // libpq's places: environment, service file, password file), loaded with dlopen when
+        // first needed (Debian's libpq5): nothing to build against, nothing loaded otherwise.
+        .target(name: "CLibPQ", linkerSettings: [.linkedLibrary("dl")]),
         // GMime (libgmime-3.0-dev): its headers through a link in include/, its GLib
         // include paths from poppler-glib's pkg-config entry (see gmime.c).
         .target(name: "CGMime", dependencies: ["CPoppler"]),
@@ -145,8 +142,7 @@ let package = Package(
             name: "Index",
             dependencies: ["ContentTypes", "CZstd", "CSnippet", "FileAccess", .product(name: "GRDB", package: "GRDB.swift")]
         ),
-        // The index on PostgreSQL, shared by several hosts (linked by the engine, not by the
-        // `docent` executable's searches: libpq and its libraries cost ~3 ms to load).
+        // The index on PostgreSQL, shared by several hosts.
         .target(name: "PostgresIndex", dependencies: ["Index", "CLibPQ", "FileAccess"]),
         .target(
             name: "Engine",
@@ -159,12 +155,12 @@ let package = Package(
             name: "Watcher",
             dependencies: ["FileAccess", .product(name: "SystemPackage", package: "swift-system")]
         ),
-        // The search and info commands and what they share with the others: SQLite and
-        // libmagic, no document readers.
+        // The search and info commands and what they share with the others: SQLite, libmagic
+        // and the PostgreSQL store (libpq loaded only when used), no document readers.
         .target(
             name: "DocentCLI",
             dependencies: [
-                "ContentTypes", "Classifier", "DocumentModel", "FileAccess", "Index", "Rendering", "Watcher",
+                "ContentTypes", "Classifier", "DocumentModel", "FileAccess", "Index", "PostgresIndex", "Rendering", "Watcher", "Yams",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "SystemPackage", package: "swift-system"),
             ]
@@ -205,7 +201,8 @@ let package = Package(
         .executableTarget(
             name: "DocentBench",
             dependencies: [
-                "ContentTypes", "Classifier", "Watcher", "Engine", "Index", "PostgresIndex",
+                // TestSupport: the private PostgreSQL server `docent-bench postgres` starts, as the tests do.
+                "ContentTypes", "Classifier", "Watcher", "Engine", "Index", "TestSupport",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "SystemPackage", package: "swift-system"),
             ]

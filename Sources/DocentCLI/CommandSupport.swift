@@ -1,7 +1,10 @@
+import ContentTypes
 import FileAccess
 import ArgumentParser
 import Foundation
 import Index
+import PostgresIndex
+import Yams
 import SystemPackage
 #if canImport(Glibc)
 import Glibc
@@ -25,13 +28,9 @@ package struct IndexLocation: ParsableArguments {
         text.hasPrefix("postgresql://") || text.hasPrefix("postgres://")
     }
 
-    /// `index:` and `host:` from the settings; set once at start-up by docent-engine.
-    package static let configured = Locked<(index: String?, host: String?)>((nil, nil))
-
-    /// Opens a server's index (PostgreSQL): set by docent-engine, which links the client.
-    /// Arguments: the address, this machine's name in it, the directory for its state files,
-    /// and how long to wait for a server that is away (seconds).
-    package static let openServer = Locked<(@Sendable (String, String, String, Double) throws(IndexError) -> any IndexStore)?>(nil)
+    /// `index:` and `host:` from `config.yaml` (`ConfiguredIndex`), read once; docent-engine
+    /// sets them from its validated settings instead.
+    package static let configured = Locked<(index: String?, host: String?)>(ConfiguredIndex.read())
 
     /// This machine's name in a shared index: `DOCENT_HOST`, else `host:`, else the host name.
     package static var hostName: String {
@@ -70,10 +69,9 @@ package struct IndexLocation: ParsableArguments {
         if userPassword || address.contains("password=") {
             throw CommandFailure("the index address holds a password: put it in ~/.pgpass (or PGPASSFILE, a service file) instead")
         }
-        guard let open = Self.openServer.withLock({ $0 }) else { throw CommandFailure("a PostgreSQL index is opened by docent-engine") }
         let state = (FileIndex.defaultPath() as NSString).deletingLastPathComponent
         do {
-            return try open(address, Self.hostName, state, waiting)
+            return try PostgresIndex(address: address, host: Self.hostName, stateDirectory: state, reconnectWindow: waiting)
         } catch {
             throw CommandFailure("\(error)")
         }
@@ -179,5 +177,22 @@ package enum Paths {
         var result = FilePath(path)
         if !result.isAbsolute { result = FilePath(FileManager.default.currentDirectoryPath).pushing(result) }
         return result.lexicallyNormalized()
+    }
+}
+
+/// `index:` and `host:` in the user's `config.yaml`, for the commands `docent` runs itself (the
+/// engine reads them with every other setting, and validates them, in `Settings`). A file that
+/// does not parse gives nothing here; the engine's commands say what is wrong with it.
+package enum ConfiguredIndex {
+    package static func read(environment: [String: String] = ProcessInfo.processInfo.environment) -> (index: String?, host: String?) {
+        let file = UTTypeRegistry.configDirectory(environment: environment) + "/config.yaml"
+        guard let data = WholeFile.read(file, limit: 1 << 20) else { return (nil, nil) }
+        let text = String(decoding: data, as: UTF8.self)
+        // Most files name neither: no YAML parsing for them.
+        guard text.contains("index") || text.contains("host"),
+              let map = (try? Yams.load(yaml: text)) as? [String: Any] else { return (nil, nil) }
+        let home = environment["HOME"] ?? NSHomeDirectory()
+        let index = (map["index"] as? String).map { $0.hasPrefix("~/") ? home + $0.dropFirst() : $0 }
+        return (index, map["host"] as? String)
     }
 }

@@ -5,7 +5,6 @@ import DocentCLI
 import DocumentModel
 import Engine
 import Index
-import PostgresIndex
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -57,11 +56,7 @@ public enum DocentMain {
         }
         SearchCommand.following = { command, request, index in try command.follow(request, in: index) }
         if let settings = try? Settings.current.get() { IndexLocation.configured.withLock { $0 = (settings.index, settings.host) } }
-        IndexLocation.openServer.withLock {
-            $0 = { address, host, state, waiting throws(IndexError) in
-                try PostgresIndex(address: address, host: host, stateDirectory: state, reconnectWindow: waiting)
-            }
-        }
+
         InfoCommand.readers.withLock { $0 = { AppDocuments.groups.map { ($0.documentTypeName, $0.readableContentTypes) } } }
         await CommandLineRunner.run(Docent.self)
     }

@@ -14,7 +14,7 @@ enum SQLValue {
     init(_ text: String?) { self = text.map { .text($0) } ?? .null }
 }
 
-/// One libpq connection. libpq reads the address's parts, and what it leaves out, from where
+/// One libpq connection (libpq loaded on first use, see docent_pq.h). libpq reads the address's parts, and what it leaves out, from where
 /// every PostgreSQL client looks: `PGHOST`, `PGUSER`, `PGPASSWORD` and the rest of the
 /// environment, the service file (`PGSERVICE`, `~/.pg_service.conf`) and the password file
 /// (`PGPASSFILE`, `~/.pgpass`). Not thread-safe: `PostgresIndex` holds it under a lock.
@@ -25,36 +25,40 @@ final class Connection {
     /// Connects (blocking); throws `IndexError.unreachable` with libpq's message.
     init(address: String) throws(IndexError) {
         self.address = address
-        handle = PQconnectdb(address)
-        guard PQstatus(handle) == CONNECTION_OK else {
+        guard docent_pq_load() == 0 else {
+            throw IndexError.cannotOpen(path: Self.redacted(address), message: "PostgreSQL's client library cannot be loaded ("
+                                        + String(cString: docent_pq_load_error()) + "): install it, `apt-get install libpq5`")
+        }
+        handle = docent_PQconnectdb(address)
+        guard docent_PQstatus(handle) == Int32(DOCENT_CONNECTION_OK) else {
             let message = Self.message(handle)
-            PQfinish(handle)
+            docent_PQfinish(handle)
             handle = nil
             throw IndexError.unreachable(address: Self.redacted(address), message: message)
         }
         // Docent's texts are UTF-8; a database in another encoding would mangle them.
-        let encoding = String(cString: PQparameterStatus(handle, "server_encoding"))
+        let encoding = docent_PQparameterStatus(handle, "server_encoding").map { String(cString: $0) } ?? "unknown"
         guard encoding == "UTF8" else {
-            PQfinish(handle)
+            docent_PQfinish(handle)
             handle = nil
             throw IndexError.cannotOpen(path: Self.redacted(address),
                                         message: "the database's encoding is \(encoding); Docent needs UTF8 (createdb -E UTF8)")
         }
         // The server's notices ("terminating connection due to shutdown") are not the user's
         // business on standard error: a lost connection comes back as an error of its own.
-        PQsetNoticeProcessor(handle, { _, _ in }, nil)
+        docent_PQsetNoticeProcessor(handle, { _, _ in }, nil)
         _ = try? execute("SET client_min_messages = warning")
     }
 
-    deinit { PQfinish(handle) }
+    deinit { docent_PQfinish(handle) }
 
     /// Whether the connection is up (as far as libpq knows without asking the server).
-    var isUp: Bool { handle != nil && PQstatus(handle) == CONNECTION_OK }
+    var isUp: Bool { handle != nil && docent_PQstatus(handle) == Int32(DOCENT_CONNECTION_OK) }
 
     /// Connects again after the server went away (libpq's `PQreset`).
     func reset() throws(IndexError) {
-        PQreset(handle)
-        guard PQstatus(handle) == CONNECTION_OK else {
+        docent_PQreset(handle)
+        guard docent_PQstatus(handle) == Int32(DOCENT_CONNECTION_OK) else {
             throw IndexError.unreachable(address: Self.redacted(address), message: Self.message(handle))
         }
         _ = try? execute("SET client_min_messages = warning")
@@ -90,18 +94,18 @@ final class Connection {
                 formats.append(0)
             }
         }
-        let result = parameters.isEmpty ? PQexecParams(handle, sql, 0, nil, nil, nil, nil, 0) : buffers.withUnsafeBufferPointer { values in
+        let result = parameters.isEmpty ? docent_PQexecParams(handle, sql, 0, nil, nil, nil, nil, 0) : buffers.withUnsafeBufferPointer { values in
             values.baseAddress!.withMemoryRebound(to: UnsafePointer<CChar>?.self, capacity: values.count) { values in
-                PQexecParams(handle, sql, Int32(parameters.count), nil, values, lengths, formats, 0)
+                docent_PQexecParams(handle, sql, Int32(parameters.count), nil, values, lengths, formats, 0)
             }
         }
-        let status = PQresultStatus(result)
-        guard status == PGRES_COMMAND_OK || status == PGRES_TUPLES_OK else {
-            let state = result.flatMap { PQresultErrorField($0, Int32(UInt8(ascii: "C"))) }.map { String(cString: $0) }
-            let message = result.flatMap { PQresultErrorField($0, Int32(UInt8(ascii: "M"))) }.map { String(cString: $0) }
+        let status = docent_PQresultStatus(result)
+        guard status == Int32(DOCENT_PGRES_COMMAND_OK) || status == Int32(DOCENT_PGRES_TUPLES_OK) else {
+            let state = result.flatMap { docent_PQresultErrorField($0, Int32(UInt8(ascii: "C"))) }.map { String(cString: $0) }
+            let message = result.flatMap { docent_PQresultErrorField($0, Int32(UInt8(ascii: "M"))) }.map { String(cString: $0) }
                 ?? Self.message(handle)
-            PQclear(result)
-            if PQstatus(handle) != CONNECTION_OK || state == nil || state!.hasPrefix("08") || state == "57P01" || state == "57P03" {
+            docent_PQclear(result)
+            if docent_PQstatus(handle) != Int32(DOCENT_CONNECTION_OK) || state == nil || state!.hasPrefix("08") || state == "57P01" || state == "57P03" {
                 throw IndexError.unreachable(address: Self.redacted(address), message: message)
             }
             throw IndexError.database(message: message + " (SQLSTATE \(state!))")
@@ -111,7 +115,7 @@ final class Connection {
 
     /// The connection's last error, on one line.
     static func message(_ handle: OpaquePointer?) -> String {
-        guard let handle, let text = PQerrorMessage(handle) else { return "out of memory" }
+        guard let handle, let text = docent_PQerrorMessage(handle) else { return "out of memory" }
         return String(cString: text).split(whereSeparator: \.isNewline).map { $0.trimmingCharacters(in: .whitespaces) }
             .filter { !$0.isEmpty }.joined(separator: "; ")
     }
@@ -132,19 +136,19 @@ final class Connection {
         private let handle: OpaquePointer?
 
         init(_ handle: OpaquePointer?) { self.handle = handle }
-        deinit { PQclear(handle) }
+        deinit { docent_PQclear(handle) }
 
-        var count: Int { Int(PQntuples(handle)) }
+        var count: Int { Int(docent_PQntuples(handle)) }
         /// Rows changed by an UPDATE, DELETE or INSERT.
-        var changed: Int { Int(String(cString: PQcmdTuples(handle))) ?? 0 }
+        var changed: Int { Int(String(cString: docent_PQcmdTuples(handle))) ?? 0 }
 
         /// Whether the value is NULL, or there is no such row (a lookup that found nothing).
-        func isNull(_ row: Int, _ column: Int) -> Bool { row >= count || PQgetisnull(handle, Int32(row), Int32(column)) != 0 }
+        func isNull(_ row: Int, _ column: Int) -> Bool { row >= count || docent_PQgetisnull(handle, Int32(row), Int32(column)) != 0 }
 
         func string(_ row: Int, _ column: Int) -> String? {
             guard !isNull(row, column) else { return nil }
-            let length = Int(PQgetlength(handle, Int32(row), Int32(column)))
-            let value = PQgetvalue(handle, Int32(row), Int32(column))!
+            let length = Int(docent_PQgetlength(handle, Int32(row), Int32(column)))
+            let value = docent_PQgetvalue(handle, Int32(row), Int32(column))!
             return value.withMemoryRebound(to: UInt8.self, capacity: length) {
                 String(decoding: UnsafeBufferPointer(start: $0, count: length), as: UTF8.self)
             }
@@ -157,9 +161,9 @@ final class Connection {
         /// A `bytea` column (text form: `\x` then two hex digits a byte).
         func bytes(_ row: Int, _ column: Int) -> [UInt8] {
             guard !isNull(row, column) else { return [] }
-            let length = Int(PQgetlength(handle, Int32(row), Int32(column)))
+            let length = Int(docent_PQgetlength(handle, Int32(row), Int32(column)))
             guard length >= 2 else { return [] }
-            let value = UnsafeRawPointer(PQgetvalue(handle, Int32(row), Int32(column))!).assumingMemoryBound(to: UInt8.self)
+            let value = UnsafeRawPointer(docent_PQgetvalue(handle, Int32(row), Int32(column))!).assumingMemoryBound(to: UInt8.self)
             func nibble(_ c: UInt8) -> UInt8 { c <= 57 ? c &- 48 : (c | 0x20) &- 87 }
             var out = [UInt8](repeating: 0, count: (length - 2) / 2)
             for i in 0..<out.count { out[i] = nibble(value[2 + 2 * i]) << 4 | nibble(value[3 + 2 * i]) }

@@ -67,8 +67,9 @@ extension PostgresIndex {
     /// PostgreSQL's order D, C, B, A: as SQLite's BM25 weights 10, 5, 2, 1 (scaled).
     static let rankWeights = "{0.1, 0.2, 0.5, 1.0}"
 
-    /// The best `request.limit` hits of every host, by `ts_rank` (normalized by the text's
-    /// length) then recency; snippets by `ts_headline` for the rows kept.
+    /// The best `request.limit` hits of every host, by `ts_rank` over the name, title,
+    /// metadata and first 4 KB of text (`rank_fts`; normalized by its length), then recency;
+    /// snippets by `ts_headline` for the rows kept.
     public func search(_ request: SearchRequest) throws(IndexError) -> [SearchHit] {
         var conditions: [String] = []
         var parameters: [SQLValue] = []
@@ -124,7 +125,7 @@ extension PostgresIndex {
             conditions.append("lower(f.host) = ANY(\(bind(.text(Self.arrayLiteral(request.hosts.map { $0.lowercased() }))))::text[])")
         }
         let ranked = query != nil && request.ranked
-        let score = ranked ? "ts_rank('\(Self.rankWeights)', f.fts, to_tsquery('docent', \(query!)), 1)" : "0.0"
+        let score = ranked ? "ts_rank('\(Self.rankWeights)', f.rank_fts, to_tsquery('docent', \(query!)), 1)" : "0.0"
         let sql = """
             SELECT f.id, f.host, f.path, f.content_type, f.title, f.modified, \(score) AS score
             FROM docent_files f

@@ -21,7 +21,12 @@ public final class PostgresIndex: IndexStore {
     /// the indexer and the watcher, nothing for a search (a person is waiting).
     public let reconnectWindow: Double
     private let address: String
-    private let connection: Locked<Connection?>
+    /// Connections, each under its lock: the first for everything, the others for the
+    /// halves of a large batch written at once (`upsert`), connected when first needed.
+    private let lanes: [Locked<Connection?>]
+    /// How many connections write a large batch: the server turns texts into words on one core
+    /// per connection, and a cold index waited on that one core.
+    static let writers = 2
 
     /// Connects to `address` (a `postgresql://` URI or libpq key=value string: credentials
     /// from libpq's own places, never the command line) and brings the schema up to date.
@@ -40,7 +45,8 @@ public final class PostgresIndex: IndexStore {
         let deadline = Date().addingTimeInterval(reconnectWindow)
         while true {
             do {
-                connection = Locked(try Connection(address: address))
+                let first: Connection? = try Connection(address: address)
+                lanes = [Locked(first)] + (1..<Self.writers).map { _ in Locked<Connection?>(nil) }
                 break
             } catch {
                 guard case .unreachable = error, Date() < deadline else { throw error }
@@ -68,11 +74,12 @@ public final class PostgresIndex: IndexStore {
     /// Runs `body` on the connection, connecting again when the server went away; with
     /// `transaction`, between BEGIN and COMMIT. A lost server is waited for up to
     /// `reconnectWindow` seconds.
-    func run<T>(transaction: Bool = false, _ body: (Connection) throws(IndexError) -> T) throws(IndexError) -> T {
+    @discardableResult
+    func run<T>(transaction: Bool = false, lane: Int = 0, _ body: (Connection) throws(IndexError) -> T) throws(IndexError) -> T {
         let deadline = Date().addingTimeInterval(reconnectWindow)
         var delay = 0.1
         while true {
-            let outcome = connection.withLock { (slot: inout Connection?) -> Result<T, IndexError> in
+            let outcome = lanes[lane].withLock { (slot: inout Connection?) -> Result<T, IndexError> in
                 do throws(IndexError) {
                     if slot == nil { slot = try Connection(address: address) }
                     let connection = slot!
@@ -113,7 +120,7 @@ public final class PostgresIndex: IndexStore {
     }
 
     public func close() throws(IndexError) {
-        connection.withLock { $0 = nil }
+        for lane in lanes { lane.withLock { $0 = nil } }
     }
 
     // MARK: Rows the indexer writes
@@ -123,23 +130,36 @@ public final class PostgresIndex: IndexStore {
         for (i, file) in files.enumerated() { last[file.path] = i }
         let files = files.enumerated().filter { last[$0.element.path] == $0.offset }.map(\.element)
         guard !files.isEmpty else { return }
+        // A large batch is written in halves at once, each in its own transaction on its own
+        // connection: a half that fails leaves the other written, which is harmless (each row
+        // is keyed by host and path, and a file whose row is missing is read again).
+        let slices = files.count >= 16 ? (0..<Self.writers).map { w in stride(from: w, to: files.count, by: Self.writers).map { files[$0] } }
+            : [files]
+        let failures = Locked<[IndexError]>([])
+        DispatchQueue.concurrentPerform(iterations: slices.count) { lane in
+            do throws(IndexError) { try write(slices[lane], lane: lane) } catch { failures.withLock { $0.append(error) } }
+        }
+        if let failure = failures.withLock({ $0.first }) { throw failure }
+    }
+
+    private func write(_ files: [IndexedFile], lane: Int) throws(IndexError) {
         let parts = files.map { IdentifierParts.split($0.name + "\n" + $0.text) }
         let now = Date().timeIntervalSince1970
-        try run(transaction: true) { connection throws(IndexError) in
+        try run(transaction: true, lane: lane) { connection throws(IndexError) in
             for (file, parts) in zip(files, parts) {
                 try connection.execute("""
                     INSERT INTO docent_files (host, path, parent, name, device, inode, size, modified, changed, content_type,
                                               document_type, title, metadata, evidence, error_kind, error_message, indexed_at,
-                                              body, parts, fts)
+                                              body, parts, fts, rank_fts)
                     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19,
-                            docent_vector($4, $12, $18, $13, $19))
+                            docent_vector($4, $12, $18, $13, $19), docent_rank_vector($4, $12, $18, $13))
                     ON CONFLICT (host, path) DO UPDATE SET
                         parent = excluded.parent, name = excluded.name, device = excluded.device, inode = excluded.inode,
                         size = excluded.size, modified = excluded.modified, changed = excluded.changed,
                         content_type = excluded.content_type, document_type = excluded.document_type, title = excluded.title,
                         metadata = excluded.metadata, evidence = excluded.evidence, error_kind = excluded.error_kind,
                         error_message = excluded.error_message, indexed_at = excluded.indexed_at, body = excluded.body,
-                        parts = excluded.parts, fts = excluded.fts
+                        parts = excluded.parts, fts = excluded.fts, rank_fts = excluded.rank_fts
                     """, [
                         .text(host), .bytes(file.path), .bytes(file.parent), .text(file.name), .int(file.device), .int(file.inode),
                         .int(file.size), .int(file.modified), .int(file.changed), .text(file.contentType), SQLValue(file.documentType),
@@ -176,7 +196,8 @@ public final class PostgresIndex: IndexStore {
         let name = IndexedFile(path: new, device: 0, inode: 0, size: 0, modified: 0, changed: 0, contentType: "").name
         let parent = IndexedFile(path: new, device: 0, inode: 0, size: 0, modified: 0, changed: 0, contentType: "").parent
         try connection.execute("""
-            UPDATE docent_files SET path = $2, parent = $3, name = $4, fts = docent_vector($4, title, body, metadata, parts)
+            UPDATE docent_files SET path = $2, parent = $3, name = $4, fts = docent_vector($4, title, body, metadata, parts),
+                rank_fts = docent_rank_vector($4, title, body, metadata)
             WHERE id = $1
             """, [.int(id), .bytes(new), .bytes(parent), .text(name)])
     }

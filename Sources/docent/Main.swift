@@ -20,7 +20,7 @@ enum Front {
         umask(0o077)  // as docent-engine: what Docent writes is the user's alone
         let arguments = Array(CommandLine.arguments.dropFirst())
         let help = arguments.contains(where: { ["--help", "-h"].contains($0) })
-        if arguments.first == "search", !help, !arguments.contains("--follow"), !namesServerIndex(arguments) {
+        if arguments.first == "search", !help, !arguments.contains("--follow") {
             if let plain = SearchCommand.plain(arguments) { CommandLineRunner.run(SearchOnly.self, command: plain) }
             await CommandLineRunner.run(SearchOnly.self, arguments: arguments)
         }
@@ -32,19 +32,6 @@ enum Front {
             await CommandLineRunner.run(InfoOnly.self, arguments: arguments)
         }
         Engine.exec(CommandLine.arguments)
-    }
-
-    /// Whether the index is on a PostgreSQL server (`--index postgresql://…`, or `config.yaml`
-    /// may name one: a cheap look, no YAML parsing): the engine links its client, libpq.
-    static func namesServerIndex(_ arguments: [String]) -> Bool {
-        for (i, argument) in arguments.enumerated() {
-            if argument.hasPrefix("--index=") { return IndexLocation.isServerAddress(String(argument.dropFirst(8))) }
-            if argument == "--index" { return i + 1 < arguments.count && IndexLocation.isServerAddress(arguments[i + 1]) }
-        }
-        let environment = ProcessInfo.processInfo.environment
-        let file = UTTypeRegistry.configDirectory(environment: environment) + "/config.yaml"
-        guard let data = WholeFile.read(file, limit: 1 << 20) else { return false }
-        return String(decoding: data, as: UTF8.self).contains("postgres")
     }
 
     /// Whether the user's `config.yaml` may declare `viewers:` (a cheap look, no YAML parsing).

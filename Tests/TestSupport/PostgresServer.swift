@@ -17,7 +17,12 @@ public final class PostgresServer {
         return versions.last.map { "\(base)/\($0)/bin" }.flatMap { FileManager.default.isExecutableFile(atPath: $0 + "/pg_ctl") ? $0 : nil }
     }()
 
-    public init() throws {
+    /// The server's `-c` settings: a test's throwaway server skips fsync; the benchmark's keeps
+    /// PostgreSQL's defaults (`[]`), as a real server would.
+    private let settings: [String]
+
+    public init(settings: [String] = ["fsync=off", "shared_buffers=32MB"]) throws {
+        self.settings = settings
         guard let bin = Self.binDirectory else { throw PostgresServerError("PostgreSQL's server is not installed (apt-get install postgresql)") }
         self.bin = bin
         let template = NSTemporaryDirectory() + "docent-pg-XXXXXX"
@@ -46,7 +51,7 @@ public final class PostgresServer {
     public func address(_ name: String = "docent") -> String { "postgresql://docent@127.0.0.1:\(port)/\(name)" }
 
     public func start() throws {
-        let options = "-p \(port) -k \(directory) -c listen_addresses=127.0.0.1 -c fsync=off -c shared_buffers=32MB"
+        let options = "-p \(port) -k \(directory) -c listen_addresses=127.0.0.1" + settings.map { " -c " + $0 }.joined()
         let started = try run([bin + "/pg_ctl", "-D", directory + "/data", "-l", directory + "/log", "-o", options, "-w", "-t", "60", "start"])
         guard started.status == 0 else {
             let log = (try? String(contentsOfFile: directory + "/log", encoding: .utf8)) ?? ""
