@@ -23,8 +23,8 @@ public struct IndexSummary: Sendable, Codable, Equatable {
     /// Files stored with an error, and directories that could not be read.
     public var errors = 0
     public var seconds = 0.0
-    /// Of `seconds`, merging the inverted index into one segment at the end (after a run that
-    /// read many files), or nil.
+    /// Of `seconds`, the store's upkeep at the end of a run that read many files (SQLite: merging
+    /// the inverted index into one segment; PostgreSQL: VACUUM ANALYZE), or nil.
     public var mergeSeconds: Double?
 }
 
@@ -102,12 +102,12 @@ public final class Indexer: Sendable {
         if let failure { throw failure }
         for root in roots { try index.markIndexed(root.bytes) }
         try recordTypeAncestry(refreshingAll: true)
-        // After a run that wrote much (a cold index above all), the inverted index is merged
-        // into one segment: each term lookup then probes one b-tree instead of a dozen.
-        if summary.indexed >= Self.optimizeAfter, try index.fullTextSegments() > 4 {
+        // After a run that wrote much (a cold index above all), the store's upkeep: SQLite's
+        // inverted index merged into one segment (each term lookup then probes one b-tree
+        // instead of a dozen), PostgreSQL's statistics and GIN pending list.
+        if summary.indexed >= Self.optimizeAfter {
             let merging = ContinuousClock.now
-            try index.optimizeFullText()
-            summary.mergeSeconds = (ContinuousClock.now - merging).seconds
+            if try index.upkeepAfterLargeRun() { summary.mergeSeconds = (ContinuousClock.now - merging).seconds }
         }
         summary.seconds = (ContinuousClock.now - run.start).seconds
         return summary

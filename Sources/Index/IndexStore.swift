@@ -48,11 +48,10 @@ public protocol IndexStore: AnyObject, Sendable {
     func contentTypes(conformingTo identifier: String) throws(IndexError) -> Set<String>?
 
     // MARK: Upkeep
-    /// How many pieces the full-text index is in (SQLite's FTS5 segments; 1 where the
-    /// database keeps its own).
-    func fullTextSegments() throws(IndexError) -> Int
-    /// Merges the full-text index after a large run, where the store needs it.
-    func optimizeFullText() throws(IndexError)
+    /// What a store needs after a run that wrote many rows (a cold index above all): SQLite
+    /// merges its inverted index into one segment, PostgreSQL gathers statistics and folds its
+    /// GIN index's pending list in. True when it did something.
+    @discardableResult func upkeepAfterLargeRun() throws(IndexError) -> Bool
     func close() throws(IndexError)
 
     // MARK: Searches (every host's rows)
