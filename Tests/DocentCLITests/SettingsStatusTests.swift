@@ -78,6 +78,9 @@ struct SettingsStatusTests {
         ("limits:\n  textBytes: -3\n", "limits.textBytes"),
         ("exclude: \"*.log\"\n", "`exclude` must be a list"),
         ("roots: [\n", "not valid YAML"),
+        ("index: mysql://db/docent\n", "not a postgresql:// address"),
+        ("index: postgresql://me:secret@db/docent\n", "~/.pgpass"),
+        ("host: two words\n", "`host` must be a name"),
     ])
     func brokenConfig(yaml: String, message: String) throws {
         try config(yaml)
