@@ -80,9 +80,8 @@ public final class PostgresServer {
         return result.output.trimmingCharacters(in: .whitespacesAndNewlines)
     }
 
-    /// Runs `command` (as the postgres user under root) and waits for it, its output in a file:
-    /// posix_spawn and waitpid, not Foundation's Process, whose wait for `runuser` (its
-    /// child, pg_ctl, leaves a server running) never returned here.
+    /// Runs `command` (as the postgres user under root) and waits for it, its output in a file,
+    /// with no other descriptor of this process inherited (see below).
     private func run(_ command: [String], asServerUser: Bool = true) throws -> (status: Int32, output: String) {
         let full = (asServerUser ? asUser : []) + command
         let outputPath = directory + "/command-output-" + UUID().uuidString
@@ -92,6 +91,16 @@ public final class PostgresServer {
         posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
         posix_spawn_file_actions_addopen(&actions, 1, outputPath, O_WRONLY | O_CREAT | O_TRUNC, 0o666)
         posix_spawn_file_actions_adddup2(&actions, 1, 2)
+        // Nothing else of this process goes to the child: the server it starts lives on, and
+        // holding the write end of another test's output pipe, it kept that test's read of
+        // its `docent` waiting for an end that never came.
+        // (glibc's posix_spawn_file_actions_addclosefrom_np, 2.34+, which Swift's Glibc module
+        // does not declare.)
+        typealias CloseFrom = @convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32
+        guard let symbol = dlsym(nil, "posix_spawn_file_actions_addclosefrom_np") else {
+            throw PostgresServerError("this C library cannot close a child's descriptors (glibc 2.34 or later is needed)")
+        }
+        _ = unsafeBitCast(symbol, to: CloseFrom.self)(&actions, 3)
         let argv = full.map { strdup($0) } + [nil]
         defer { for pointer in argv { free(pointer) } }
         var pid: pid_t = 0
