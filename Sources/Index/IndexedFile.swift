@@ -58,13 +58,13 @@ public struct IndexedFile: Sendable, Hashable {
     public var parent: [UInt8] { Self.parent(of: path) }
 
     /// The last component of `path`, as text.
-    static func name(of path: [UInt8]) -> String {
+    package static func name(of path: [UInt8]) -> String {
         let slash = path.lastIndex(of: UInt8(ascii: "/")).map { path.index(after: $0) } ?? path.startIndex
         return String(decoding: path[slash...], as: UTF8.self)
     }
 
     /// The directory holding `path`, as bytes.
-    static func parent(of path: [UInt8]) -> [UInt8] {
+    package static func parent(of path: [UInt8]) -> [UInt8] {
         guard let slash = path.lastIndex(of: UInt8(ascii: "/")) else { return [] }
         return slash == path.startIndex ? [UInt8(ascii: "/")] : Array(path[..<slash])
     }

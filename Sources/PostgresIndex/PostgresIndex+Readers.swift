@@ -1,0 +1,144 @@
+import Foundation
+import Index
+
+/// The roots, the reader and classifier fingerprints and the type conformance, as SQLite keeps
+/// them (FileIndex+Roots, +Readers, +TypeAncestry), each host's own except the conformance.
+extension PostgresIndex {
+    public func addRoots(_ paths: [[UInt8]]) throws(IndexError) {
+        try run(transaction: true) { connection throws(IndexError) in
+            for path in paths {
+                try connection.execute("INSERT INTO docent_roots (host, path) VALUES ($1, $2) ON CONFLICT DO NOTHING", [.text(host), .bytes(path)])
+            }
+        }
+    }
+
+    public func roots() throws(IndexError) -> [(path: [UInt8], lastIndexed: Date?)] {
+        try run { connection throws(IndexError) in
+            let rows = try connection.execute("SELECT path, last_indexed FROM docent_roots WHERE host = $1 ORDER BY path", [.text(host)])
+            return (0..<rows.count).map { (rows.bytes($0, 0), rows.double($0, 1).map { Date(timeIntervalSince1970: $0) }) }
+        }
+    }
+
+    public func markIndexed(_ root: [UInt8]) throws(IndexError) {
+        try run(transaction: true) { connection throws(IndexError) in
+            try connection.execute("UPDATE docent_roots SET last_indexed = $3 WHERE host = $1 AND path = $2",
+                                   [.text(host), .bytes(root), .double(Date().timeIntervalSince1970)])
+        }
+    }
+
+    private func meta(_ key: String) throws(IndexError) -> String? {
+        try run { connection throws(IndexError) in
+            try connection.execute("SELECT value FROM docent_meta WHERE host = $1 AND key = $2", [.text(host), .text(key)]).string(0, 0)
+        }
+    }
+
+    private static func setMeta(_ connection: Connection, host: String, _ key: String, _ value: String) throws(IndexError) {
+        try connection.execute("""
+            INSERT INTO docent_meta (host, key, value) VALUES ($1, $2, $3) ON CONFLICT (host, key) DO UPDATE SET value = excluded.value
+            """, [.text(host), .text(key), .text(value)])
+    }
+
+    public func readerFingerprints() throws(IndexError) -> [String: String]? {
+        guard let json = try meta("readers") else { return nil }
+        return try? JSONDecoder().decode([String: String].self, from: Data(json.utf8))
+    }
+
+    public func contentTypes() throws(IndexError) -> [String] {
+        try run { connection throws(IndexError) in
+            let rows = try connection.execute("SELECT DISTINCT content_type FROM docent_files WHERE host = $1", [.text(host)])
+            return (0..<rows.count).compactMap { rows.string($0, 0) }
+        }
+    }
+
+    @discardableResult
+    public func rereadRows(documentTypes: Set<String>, contentTypes: Set<String>, fingerprints: [String: String]) throws(IndexError) -> Int {
+        let json = String(decoding: (try? JSONEncoder().encode(fingerprints)) ?? Data("{}".utf8), as: UTF8.self)
+        return try run(transaction: true) { connection throws(IndexError) in
+            var marked = 0
+            for (column, values) in [("document_type", documentTypes), ("content_type", contentTypes)] where !values.isEmpty {
+                marked += try connection.execute("""
+                    UPDATE docent_files SET size = -1
+                    WHERE host = $1 AND size >= 0 AND content_type != 'public.folder' AND \(column) = ANY($2::text[])
+                    """, [.text(host), .text(Self.arrayLiteral(values.sorted()))]).changed
+            }
+            try Self.setMeta(connection, host: host, "readers", json)
+            return marked
+        }
+    }
+
+    public func classifierFingerprint() throws(IndexError) -> String? { try meta("classifier") }
+
+    public func typedFiles() throws(IndexError) -> [(path: [UInt8], contentType: String)] {
+        try run { connection throws(IndexError) in
+            let rows = try connection.execute("""
+                SELECT path, content_type FROM docent_files WHERE host = $1 AND size >= 0 AND content_type != 'public.folder'
+                """, [.text(host)])
+            return (0..<rows.count).map { (rows.bytes($0, 0), rows.string($0, 1) ?? "") }
+        }
+    }
+
+    @discardableResult
+    public func rereadRows(paths: [[UInt8]], classifierFingerprint fingerprint: String) throws(IndexError) -> Int {
+        try run(transaction: true) { connection throws(IndexError) in
+            var marked = 0
+            for path in paths {
+                marked += try connection.execute("UPDATE docent_files SET size = -1 WHERE host = $1 AND path = $2 AND size >= 0",
+                                                 [.text(host), .bytes(path)]).changed
+            }
+            try Self.setMeta(connection, host: host, "classifier", fingerprint)
+            return marked
+        }
+    }
+
+    /// Conformance is shared by every host (a type's ancestors are the same everywhere):
+    /// rows are added, never deleted under another host's feet.
+    public func recordTypeAncestry(_ ancestry: [String: [String]]) throws(IndexError) {
+        guard !ancestry.isEmpty else { return }
+        try run(transaction: true) { connection throws(IndexError) in
+            for (type, ancestors) in ancestry.sorted(by: { $0.key < $1.key }) {
+                for ancestor in Set(ancestors + [type]).sorted() {
+                    try connection.execute("INSERT INTO docent_type_ancestry (type, ancestor) VALUES ($1, $2) ON CONFLICT DO NOTHING",
+                                           [.text(type), .text(ancestor)])
+                }
+            }
+        }
+    }
+
+    public func contentTypesWithoutAncestry() throws(IndexError) -> [String] {
+        try run { connection throws(IndexError) in
+            let rows = try connection.execute("""
+                SELECT DISTINCT content_type FROM docent_files
+                WHERE host = $1 AND content_type NOT IN (SELECT type FROM docent_type_ancestry)
+                """, [.text(host)])
+            return (0..<rows.count).compactMap { rows.string($0, 0) }
+        }
+    }
+
+    public func typesWithAncestry(among types: Set<String>) throws(IndexError) -> Set<String> {
+        guard !types.isEmpty else { return [] }
+        return try run { connection throws(IndexError) in
+            let rows = try connection.execute("SELECT DISTINCT type FROM docent_type_ancestry WHERE type = ANY($1::text[])",
+                                              [.text(Self.arrayLiteral(types.sorted()))])
+            return Set((0..<rows.count).compactMap { rows.string($0, 0) })
+        }
+    }
+
+    public func contentTypes(conformingTo identifier: String) throws(IndexError) -> Set<String>? {
+        try run { connection throws(IndexError) in
+            let unrecorded = try connection.execute("""
+                SELECT EXISTS (SELECT 1 FROM docent_files WHERE content_type NOT IN (SELECT type FROM docent_type_ancestry))
+                """).string(0, 0) == "t"
+            guard !unrecorded else { return nil }
+            let rows = try connection.execute("SELECT type FROM docent_type_ancestry WHERE ancestor = $1", [.text(identifier)])
+            let types = Set((0..<rows.count).compactMap { rows.string($0, 0) })
+            return types.isEmpty ? nil : types
+        }
+    }
+
+    /// A PostgreSQL array literal of `values` (each double-quoted, `"` and `\` escaped), bound
+    /// as one text parameter.
+    static func arrayLiteral(_ values: [String]) -> String {
+        "{" + values.map { "\"" + $0.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"") + "\"" }
+            .joined(separator: ",") + "}"
+    }
+}
