@@ -73,7 +73,8 @@ public final class Indexer: Sendable {
         self.lazyTypes = Lazy(types)
         // Docent's own files are never indexed: the index, the preview cache, the types cache.
         let typesCache = RegistryCache.path(environment: ProcessInfo.processInfo.environment).map { FilePath($0) }
-        self.exclusions = Exclusions(settings.exclude, paths: index.ownFiles + [PreviewCache.defaultDirectory()] + (typesCache.map { [$0] } ?? []))
+        self.exclusions = Exclusions(settings.exclude, paths: index.ownFiles + [PreviewCache.defaultDirectory()] + (typesCache.map { [$0] } ?? []),
+                                     markers: settings.markers)
         self.workers = max(1, workers)
         self.readLimit = settings.readBytes
         self.textLimit = settings.textBytes

@@ -33,6 +33,21 @@ public struct Settings: Sendable, Equatable {
     public var index: String?
     /// This machine's name in a shared index (`host:`); nil: the host name.
     public var host: String?
+    /// Names of marker files: a directory holding one is neither indexed nor watched, nor
+    /// anything under it (`markers:`, `.noindex` by default).
+    public var markers: [String] = []
+    /// How often directories inotify cannot follow (network and FUSE file systems, and
+    /// `poll.paths`) are compared with the index, in seconds (`poll.interval`).
+    public var pollInterval = 300.0
+    /// Directories compared with the index every `pollInterval` whatever their file system
+    /// (`poll.paths`), `~` expanded.
+    public var pollPaths: [String] = []
+    /// Whether `docent watch` puts off rescans and its first reconcile while the machine
+    /// runs on battery (`battery: defer`, the default) or works as on mains (`battery: run`).
+    public var deferOnBattery = true
+    /// The command a desktop search result is opened with, the file's path appended
+    /// (`opener:`, `[xdg-open]` by default).
+    public var opener: [String] = ["xdg-open"]
 
     /// The budgets documents opened in the helper run under.
     public var budget: DocumentBudget {
@@ -86,8 +101,37 @@ public struct Settings: Sendable, Equatable {
         }
         guard let object else { return }
         guard let map = object as? [String: Any] else { throw SettingsError(file: file, message: "expected a mapping of settings") }
-        for key in map.keys where !["roots", "exclude", "excludeDefaults", "limits", "viewers", "ocr", "index", "host"].contains(key) {
-            throw SettingsError(file: file, message: "unknown setting `\(key)` (known: roots, exclude, excludeDefaults, limits, viewers, ocr, index, host)")
+        let known = ["roots", "exclude", "excludeDefaults", "markers", "limits", "viewers", "ocr", "index", "host", "poll", "battery", "opener"]
+        for key in map.keys where !known.contains(key) {
+            throw SettingsError(file: file, message: "unknown setting `\(key)` (known: \(known.joined(separator: ", ")))")
+        }
+        markers += try Self.strings(map["markers"], key: "markers", file: file)
+        for marker in markers where marker.isEmpty || marker.contains("/") || marker == "." || marker == ".." {
+            throw SettingsError(file: file, message: "`markers`: `\(marker)` is not a file name")
+        }
+        if let value = map["poll"] {
+            guard let poll = value as? [String: Any] else { throw SettingsError(file: file, message: "`poll` must be a mapping") }
+            for key in poll.keys where !["interval", "paths"].contains(key) {
+                throw SettingsError(file: file, message: "unknown key `\(key)` in `poll` (known: interval, paths)")
+            }
+            if let interval = poll["interval"] {
+                guard let seconds = Self.positiveNumber(interval) else { throw SettingsError(file: file, message: "`poll.interval` must be a positive number of seconds") }
+                pollInterval = seconds
+            }
+            pollPaths += try Self.strings(poll["paths"], key: "poll.paths", file: file).map { Self.expandingTilde($0, home: home) }
+            for path in pollPaths where !path.hasPrefix("/") {
+                throw SettingsError(file: file, message: "`poll.paths`: `\(path)` is not an absolute path")
+            }
+        }
+        if let value = map["battery"] {
+            guard let text = value as? String, ["defer", "run"].contains(text) else {
+                throw SettingsError(file: file, message: "`battery` must be defer or run")
+            }
+            deferOnBattery = text == "defer"
+        }
+        if map["opener"] != nil {
+            opener = try Self.strings(map["opener"], key: "opener", file: file)
+            guard !opener.isEmpty else { throw SettingsError(file: file, message: "`opener` must be a command and its arguments") }
         }
         if let value = map["index"] {
             guard let text = value as? String, !text.isEmpty else {

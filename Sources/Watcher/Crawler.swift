@@ -6,7 +6,7 @@ import SystemPackage
 /// Uses `opendir`/`readdir` and the entry type the kernel reports (`d_type`), falling back
 /// to `lstat` where a filesystem does not report it. Symbolic links are reported, never
 /// followed, so a link loop cannot trap the walk. Excluded entries are neither reported nor
-/// entered. Unreadable directories go to `onError`. Memory holds one directory's entries
+/// entered, nor is a directory holding a marker file (`.noindex`). Unreadable directories go to `onError`. Memory holds one directory's entries
 /// and the directories still to visit, never the whole tree.
 public struct Crawler: Sendable {
     /// What is never reported nor entered.
@@ -26,9 +26,11 @@ public struct Crawler: Sendable {
         var pending: [FilePath] = [root]
         while let path = pending.popLast() {
             var directory = CrawledDirectory(path: path)
+            var marked = false
             do {
                 try Directory.forEachEntry(of: path, statusOfFiles: statusOfFiles) { entry in
-                    guard !exclusions.excludes(entry.name, in: path) else { return }
+                    if exclusions.isMarker(entry.name) { marked = true }
+                    guard !marked, !exclusions.excludes(entry.name, in: path) else { return }
                     if entry.isDirectory {
                         directory.subdirectories.append(entry.name)
                     } else {
@@ -40,6 +42,7 @@ public struct Crawler: Sendable {
                 onError(path, error)
                 continue
             }
+            if marked { continue }  // a marker (`.noindex`): neither visited nor entered
             visit(directory)
             pending.append(contentsOf: directory.subdirectories.reversed().map { path.appending($0) })
         }

@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import FileAccess
 import SystemPackage
 
 /// Which files and directories are left alone: shell globs matched against a name, or,
@@ -16,10 +17,15 @@ public struct Exclusions: Sendable, Hashable {
     private var literalNames: Set<[UInt8]> = []
     /// Exact paths left alone (Docent's own index and cache directories).
     public private(set) var paths: Set<FilePath> = []
+    /// Names of marker files (`.noindex`): a directory holding one is left alone with
+    /// everything under it, as Spotlight and Nextcloud do.
+    public private(set) var markers: Set<FilePath.Component> = []
 
-    /// Exclusions from `patterns`, and the exact `paths`.
-    public init(_ patterns: [String] = [], paths: [FilePath] = []) {
+    /// Exclusions from `patterns`, the exact `paths`, and the `markers` that exclude the
+    /// directory holding them.
+    public init(_ patterns: [String] = [], paths: [FilePath] = [], markers: [String] = []) {
         self.paths = Set(paths)
+        self.markers = Set(markers.compactMap { FilePath.Component($0) })
         for pattern in patterns where !pattern.isEmpty {
             if pattern.contains("/") {
                 pathPatterns.append(pattern)
@@ -37,7 +43,22 @@ public struct Exclusions: Sendable, Hashable {
     }
 
     /// Whether nothing is excluded.
-    public var isEmpty: Bool { literalNames.isEmpty && namePatterns.isEmpty && pathPatterns.isEmpty && paths.isEmpty }
+    public var isEmpty: Bool { literalNames.isEmpty && namePatterns.isEmpty && pathPatterns.isEmpty && paths.isEmpty && markers.isEmpty }
+
+    /// These exclusions with `more` exact paths left alone too.
+    public func adding(paths more: some Sequence<FilePath>) -> Exclusions {
+        var copy = self
+        copy.paths.formUnion(more)
+        return copy
+    }
+
+    /// Whether `name` is a marker that leaves its directory alone.
+    public func isMarker(_ name: FilePath.Component) -> Bool { markers.contains(name) }
+
+    /// Whether the directory at `path` holds a marker (one `lstat` per marker name).
+    public func isMarked(_ path: FilePath) -> Bool {
+        markers.contains { (try? FileStatus.lstat(path.appending($0))) != nil }
+    }
 
     /// Whether the entry `name` inside `directory` is excluded.
     public func excludes(_ name: FilePath.Component, in directory: FilePath) -> Bool {

@@ -19,13 +19,23 @@ extension Watcher {
             return
         }
         guard let name = FilePath.Component(bytes: event.name) else { return }
+        if exclusions.isMarker(name) {
+            markerEvent(event, in: directory, now: now)
+            return
+        }
+        // A marked directory is watched for its marker alone: what is moved in leaves the
+        // index (its move out expires), what is moved out arrives as new.
+        if marked.contains(directory) { return }
         if exclusions.excludes(name, in: directory) { return }
         let path = directory.appending(name)
         if event.has(Inotify.movedFrom) {
             movedOut[event.cookie] = (path, event.isDirectory, now)
         } else if event.has(Inotify.movedTo) {
             if let origin = movedOut.removeValue(forKey: event.cookie) {
-                if origin.isDirectory { tree.move(origin.path, to: path) }
+                if origin.isDirectory {
+                    tree.move(origin.path, to: path)
+                    marked = Set(marked.map { $0.isWithin(origin.path) ? $0.replacingPrefix(origin.path, with: path) : $0 })
+                }
                 pending.add(.moved(from: origin.path, to: path), at: now, isDirectory: origin.isDirectory)
             } else if event.isDirectory, options.recursive {
                 watchTree(path, announce: true)  // moved in from outside the roots
@@ -58,8 +68,32 @@ extension Watcher {
             movedOut[cookie] = nil
             if move.isDirectory {
                 for watch in tree.removeSubtree(move.path) { inotifyDescriptor.removeWatch(watch) }
+                marked = marked.filter { !$0.isWithin(move.path) }
             }
             pending.add(.removed(move.path), at: now)
+        }
+    }
+
+    // MARK: - Markers
+
+    /// A marker (`.noindex`) came or went in `directory`.
+    private func markerEvent(_ event: InotifyEvent, in directory: FilePath, now: ContinuousClock.Instant) {
+        if event.has(Inotify.create) || event.has(Inotify.movedTo) {
+            guard !marked.contains(directory) else { return }
+            // Everything under the directory leaves the index and is no longer watched; the
+            // directory keeps its own watch, to see the marker go.
+            let own = tree.watchOf[directory]
+            for watch in tree.removeSubtree(directory) where watch != own { inotifyDescriptor.removeWatch(watch) }
+            if let own { tree.add(own, directory) }
+            marked = marked.filter { !$0.isWithin(directory) }
+            unwatched = unwatched.filter { !$0.isWithin(directory) || $0 == directory }
+            marked.insert(directory)
+            pending.add(.removed(directory), at: now)
+        } else if event.has(Inotify.delete) || event.has(Inotify.movedFrom) {
+            guard marked.contains(directory), !exclusions.isMarked(directory) else { return }
+            marked.remove(directory)
+            watchTree(directory, announce: false)
+            pending.add(.rescan(directory), at: now)
         }
     }
 
@@ -113,15 +147,25 @@ extension Watcher {
         var stack = [top]
         while let directory = stack.popLast() {
             guard addWatch(directory) else { continue }
+            var subdirectories: [FilePath] = [], files: [FilePath] = [], isMarked = false
             try? Directory.forEachEntry(of: directory) { entry in
-                guard !exclusions.excludes(entry.name, in: directory) else { return }
+                if exclusions.isMarker(entry.name) { isMarked = true }
+                guard !isMarked, !exclusions.excludes(entry.name, in: directory) else { return }
                 let path = directory.appending(entry.name)
                 if entry.isDirectory {
-                    if options.recursive { stack.append(path) }
+                    if options.recursive { subdirectories.append(path) }
                 } else if announce {
-                    pending.add(.changed(path), at: now)
+                    files.append(path)
                 }
             }
+            // A directory holding a marker keeps its own watch (to see the marker go), no more.
+            if isMarked {
+                marked.insert(directory)
+                continue
+            }
+            marked.remove(directory)
+            stack += subdirectories
+            for file in files { pending.add(.changed(file), at: now, isDirectory: false) }
         }
     }
 

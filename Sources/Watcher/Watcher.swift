@@ -78,6 +78,8 @@ public final class Watcher: @unchecked Sendable {
     var resyncAt: ContinuousClock.Instant?
     var unwatchedRescanAt: ContinuousClock.Instant?
     var missingRoots: [FilePath: Int32] = [:]
+    /// Directories holding a marker (`.noindex`): watched alone, for the marker's going.
+    var marked: Set<FilePath> = []
 
     public init(roots: [FilePath], exclusions: Exclusions, options: WatcherOptions = WatcherOptions(),
                 onChanges: @escaping @Sendable ([FileChange]) -> Void,

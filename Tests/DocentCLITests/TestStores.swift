@@ -70,8 +70,8 @@ final class LockedCounter: @unchecked Sendable {
 /// This machine's name, as Docent records it in rows.
 enum LocalHostName {
     static let name: String = {
-        var buffer = [CChar](repeating: 0, count: 256)
-        gethostname(&buffer, buffer.count - 1)
-        return String(cString: buffer)
+        var buffer = [UInt8](repeating: 0, count: 256)
+        buffer.withUnsafeMutableBufferPointer { $0.withMemoryRebound(to: CChar.self) { _ = gethostname($0.baseAddress, 255) } }
+        return String(decoding: buffer.prefix { $0 != 0 }, as: UTF8.self)
     }()
 }
