@@ -105,6 +105,13 @@ let package = Package(
             dependencies: ["CMuPDF"],
             linkerSettings: [.linkedLibrary("tesseract"), .linkedLibrary("lept")]
         ),
+        // GNOME Shell's and KRunner's search over D-Bus, through GLib's GDBus (GLib's include
+        // paths from poppler-glib's pkg-config entry).
+        .target(
+            name: "CDesktopBus",
+            dependencies: ["CPoppler"],
+            linkerSettings: [.linkedLibrary("gio-2.0"), .linkedLibrary("gobject-2.0"), .linkedLibrary("glib-2.0")]
+        ),
         // glibc allocator settings for the engine (mallopt is not in Swift's Glibc module).
         .target(name: "CMalloc"),
         // An FTS5 snippet function that reads and tokenizes only up to the fragment it shows.
@@ -176,12 +183,14 @@ let package = Package(
             name: "DocentKit",
             dependencies: [
                 "ContentTypes", "Classifier", "Watcher", "FileAccess", "DocumentModel", "Documents",
-                "Rendering", "Engine", "Index", "PostgresIndex", "DocentCLI", "CMalloc", "UniformTypeIdentifiers",
+                "Rendering", "Engine", "Index", "PostgresIndex", "DocentCLI", "CMalloc", "CDesktopBus", "UniformTypeIdentifiers",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "SystemPackage", package: "swift-system"),
-            ]
+            ],
+            resources: [.embedInCode("Desktop/search-provider.service"), .embedInCode("Desktop/search-provider.ini"),
+                        .embedInCode("Desktop/krunner.desktop"), .embedInCode("Desktop/docent.desktop")]
         ),
         // `docent serve`: the viewer in a browser, on Hummingbird (a product of its own, so an
         // app built on DocentKit adds it by choice).

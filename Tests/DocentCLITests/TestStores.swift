@@ -71,7 +71,7 @@ final class LockedCounter: @unchecked Sendable {
 enum LocalHostName {
     static let name: String = {
         var buffer = [UInt8](repeating: 0, count: 256)
-        buffer.withUnsafeMutableBufferPointer { $0.withMemoryRebound(to: CChar.self) { _ = gethostname($0.baseAddress, 255) } }
+        buffer.withUnsafeMutableBufferPointer { $0.withMemoryRebound(to: CChar.self) { _ = gethostname($0.baseAddress!, 255) } }
         return String(decoding: buffer.prefix { $0 != 0 }, as: UTF8.self)
     }()
 }

@@ -81,36 +81,14 @@ public final class PostgresServer {
     }
 
     /// Runs `command` (as the postgres user under root) and waits for it, its output in a file,
-    /// with no other descriptor of this process inherited (see below).
+    /// with no other descriptor of this process inherited (`IsolatedProcess`).
     private func run(_ command: [String], asServerUser: Bool = true) throws -> (status: Int32, output: String) {
         let full = (asServerUser ? asUser : []) + command
         let outputPath = directory + "/command-output-" + UUID().uuidString
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-        posix_spawn_file_actions_addopen(&actions, 1, outputPath, O_WRONLY | O_CREAT | O_TRUNC, 0o666)
-        posix_spawn_file_actions_adddup2(&actions, 1, 2)
-        // Nothing else of this process goes to the child: the server it starts lives on, and
-        // holding the write end of another test's output pipe, it kept that test's read of
-        // its `docent` waiting for an end that never came.
-        // (glibc's posix_spawn_file_actions_addclosefrom_np, 2.34+, which Swift's Glibc module
-        // does not declare.)
-        typealias CloseFrom = @convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32
-        guard let symbol = dlsym(nil, "posix_spawn_file_actions_addclosefrom_np") else {
-            throw PostgresServerError("this C library cannot close a child's descriptors (glibc 2.34 or later is needed)")
-        }
-        _ = unsafeBitCast(symbol, to: CloseFrom.self)(&actions, 3)
-        let argv = full.map { strdup($0) } + [nil]
-        defer { for pointer in argv { free(pointer) } }
-        var pid: pid_t = 0
-        let spawned = posix_spawn(&pid, full[0], &actions, nil, argv, environ)
-        guard spawned == 0 else { throw PostgresServerError("cannot run \(full[0]): \(spawned)") }
-        var status: Int32 = 0
-        while waitpid(pid, &status, 0) < 0, errno == EINTR {}
+        let pid = try IsolatedProcess.start(full, output: outputPath)
+        let exited = IsolatedProcess.wait(pid)
         let output = Self.read(outputPath)
         unlink(outputPath)
-        let exited = status & 0x7f == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f)
         return (exited, output)
     }
 
