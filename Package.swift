@@ -158,9 +158,11 @@ let package = Package(
                            .product(name: "Logging", package: "swift-log")],
             resources: [.embedInCode("Defaults/docent.yaml")]
         ),
+        // statfs, for the file system a directory is on (not in Swift's Glibc module).
+        .target(name: "CFileSystem"),
         .target(
             name: "Watcher",
-            dependencies: ["FileAccess", .product(name: "SystemPackage", package: "swift-system")]
+            dependencies: ["FileAccess", "CFileSystem", .product(name: "SystemPackage", package: "swift-system")]
         ),
         // The search and info commands and what they share with the others: SQLite, libmagic
         // and the PostgreSQL store (libpq loaded only when used), no document readers.

@@ -20,7 +20,8 @@ struct Docent: AsyncParsableCommand {
             XDG_DATA_HOME and XDG_DATA_DIRS locate the shared-mime-info database.
             """,
         version: "0.1.0",
-        subcommands: [IndexCommand.self, WatchCommand.self, SearchCommand.self, StatusCommand.self, PreviewCommand.self, ExportCommand.self, InfoCommand.self, TypesCommand.self, DesktopCommand.self]
+        subcommands: [IndexCommand.self, WatchCommand.self, SearchCommand.self, StatusCommand.self, PreviewCommand.self, ExportCommand.self, InfoCommand.self, TypesCommand.self,
+                      PauseCommand.self, ResumeCommand.self, DesktopCommand.self]
             + DocentMain.commands
     )
 }

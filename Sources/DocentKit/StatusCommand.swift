@@ -77,6 +77,14 @@ struct StatusCommand: ParsableCommand {
                 for directory in watch.unwatchedDirectories.prefix(20) { Output.line("           \(directory.terminalSafe)") }
             }
             for root in watch.missingRoots { Output.line("         root missing, watched for its return: \(root.terminalSafe)") }
+            if let paused = watch.paused { Output.line("         \(paused.terminalSafe)") }
+            if let deferred = watch.deferred { Output.line("         deferred: \(deferred.terminalSafe)") }
+            let polled = watch.polled ?? []
+            if !polled.isEmpty {
+                let every = watch.pollInterval.map { " every \(Int($0)) s" } ?? ""
+                Output.line("         \(polled.count) director\(polled.count == 1 ? "y" : "ies") compared with the index\(every) (inotify cannot see their changes):")
+                for directory in polled { Output.line("           \(directory.path.string.terminalSafe): \(directory.reason.terminalSafe)") }
+            }
             if let problem = watch.problem { Output.line("         waiting: \(problem.terminalSafe)") }
         } else {
             Output.line("watcher  not running (`docent watch` keeps the index current)")
@@ -132,6 +140,10 @@ struct StatusCommand: ParsableCommand {
         ]
         if let watch { object["watcherPid"] = watch.pid }
         if let problem = watch?.problem { object["problem"] = problem }
+        if let paused = watch?.paused { object["paused"] = paused }
+        if let deferred = watch?.deferred { object["deferred"] = deferred }
+        object["polled"] = (watch?.polled ?? []).map { ["path": $0.path.string, "reason": $0.reason, "mounted": $0.mounted] as [String: Any] }
+        if let interval = watch?.pollInterval { object["pollInterval"] = interval }
         if errors {
             object["filesWithErrors"] = failed.map {
                 ["path": $0.displayPath, "contentType": $0.contentType, "kind": $0.errorKind ?? "", "message": $0.errorMessage ?? ""]

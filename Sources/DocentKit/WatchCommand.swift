@@ -20,9 +20,11 @@ struct WatchCommand: ParsableCommand {
         abstract: "Reconcile the index with the roots, then keep it current as files change (inotify).",
         discussion: """
             Runs at idle CPU priority and does nothing while nothing changes. SIGINT or SIGTERM finishes the
-            batch in hand and exits 0. One watcher per index: a second one exits with status 2, or waits with --wait.
-            `docent status --json` reports state ("starting", "indexing", "watching"), pending, watchedDirectories,
-            unwatchedDirectories and overflows while it runs.
+            batch in hand and exits 0; `docent pause` stops all its work until `docent resume` (SIGUSR2 makes it read \
+            the request again). On battery it puts off its first reconcile and rescans until mains power (`battery:`). \
+            One watcher per index: a second one exits with status 2, or waits with --wait.
+            `docent status --json` reports state ("starting", "deferred", "indexing", "watching", "paused", "waiting"), \
+            pending, watchedDirectories, unwatchedDirectories, polled and overflows while it runs.
             """
     )
 
@@ -58,6 +60,8 @@ struct WatchCommand: ParsableCommand {
         let logger = Logger(label: "docent.watch")
         var options = WatcherOptions()
         options.settle = .milliseconds(max(1, settle))
+        options.pollInterval = .milliseconds(Int(settings.pollInterval * 1000))
+        options.pollPaths = settings.pollPaths.map { FilePath($0) }
         // Test knobs for what cannot be caused on purpose: the watch limit, a queue overflow.
         let environment = ProcessInfo.processInfo.environment
         options.simulatedWatchLimit = environment["DOCENT_FAKE_WATCH_LIMIT"].flatMap(Int.init)
@@ -75,6 +79,9 @@ struct WatchCommand: ParsableCommand {
             // A reader met damage (see IndexLocation.failure): stop, check, rebuild, go on.
             damageReported.store(true, ordering: .releasing)
             current.withLock { $0 }?.stop()
+        } + Signals.on([SIGUSR2]) {
+            // `docent pause` or `docent resume` changed the request beside the index.
+            current.withLock { $0 }?.reconsider()
         }
         // The service runs until stopped; a damaged index is copied aside, rebuilt from the
         // roots, and watched again — the new service's reconcile reads every file.
@@ -171,6 +178,14 @@ enum WatchLock {
         if flock(fd, LOCK_EX | LOCK_NB) == 0 { return true }
         close(fd)
         return false
+    }
+
+    /// Whether a watcher holds the lock now (a shared lock cannot be had).
+    static func isHeld(_ index: any IndexStore) -> Bool {
+        let fd = Glibc.open(index.lockPath, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { return false }
+        defer { close(fd) }
+        return flock(fd, LOCK_SH | LOCK_NB) != 0
     }
 
     private static func open(_ index: any IndexStore) throws -> Int32 {

@@ -24,8 +24,14 @@ final class IndexRun {
     private var directoryErrors = 0
     private let indexHadRows: Bool
 
+    /// The indexer's exclusions, and the mounts that are offline now.
+    private let exclusions: Exclusions
+    private let offline: Set<FilePath>
+
     init(indexer: Indexer, progress: (@Sendable (IndexProgress) -> Void)?) {
         self.indexer = indexer
+        offline = indexer.offline.withLock { $0 }
+        exclusions = offline.isEmpty ? indexer.exclusions : indexer.exclusions.adding(paths: offline)
         shared = RunState(progress: progress, start: start)
         indexHadRows = ((try? indexer.index.count()) ?? 0) > 0
     }
@@ -58,7 +64,7 @@ final class IndexRun {
     /// Crawls `root`, comparing each directory with its rows.
     func reconcile(root: FilePath) throws {
         var failure: (any Error)?
-        Crawler(exclusions: indexer.exclusions).walkDirectories(root, statusOfFiles: true, visit: { directory in
+        Crawler(exclusions: exclusions).walkDirectories(root, statusOfFiles: true, visit: { directory in
             guard failure == nil else { return }
             do { try reconcile(directory) } catch { failure = error }
         }, onError: { path, errno in
@@ -73,6 +79,7 @@ final class IndexRun {
     }
 
     private func reconcile(_ directory: CrawledDirectory) throws {
+        indexer.gate.pass()  // paused: wait here
         let path = directory.path.bytes
         visited.insert(path)
         var known = try indexer.index.signatures(in: path)
@@ -86,6 +93,10 @@ final class IndexRun {
             summary.files += 1
             if let signature = known.removeValue(forKey: PathKey(file.bytes)) {
                 if signature == status.signature {
+                    summary.unchanged += 1
+                    shared.done.add(1, ordering: .relaxed)
+                } else if signature.isSameFileAcrossRemount(as: status.signature) {
+                    try indexer.index.updateSignature(file.bytes, status.signature)
                     summary.unchanged += 1
                     shared.done.add(1, ordering: .relaxed)
                 } else {
@@ -139,7 +150,9 @@ final class IndexRun {
         summary.removed += try indexer.index.remove(removals)
         removals.removeAll()
         for root in roots {
-            let gone = try indexer.index.directories(under: root.bytes).filter { !visited.contains($0) }
+            let gone = try indexer.index.directories(under: root.bytes).filter { directory in
+                !visited.contains(directory) && !offline.contains { FilePath(bytes: directory).isWithin($0) }
+            }
             summary.removed += try indexer.index.removeContents(of: gone)
         }
         return summary
@@ -229,4 +242,15 @@ private struct Batch {
     var stored = 0
     var errors = 0
     var failure: (any Error)?
+}
+
+extension FileSignature {
+    /// Whether a row's file is still `current` though its device (and maybe inode) changed:
+    /// a network or FUSE file system mounted again gets a new device number, and some give
+    /// new inode numbers too (Baloo's bug 402154: a whole share read again after a remount).
+    /// Same size and modification time on another device counts as the same file; a new
+    /// inode on the same device is a replaced file, read again.
+    func isSameFileAcrossRemount(as current: FileSignature) -> Bool {
+        device != current.device && size == current.size && modified == current.modified
+    }
 }

@@ -9,6 +9,7 @@ extension Indexer {
     /// One file's row: classified, opened, its text and metadata; failures recorded on it.
     /// Nil when the file is gone (it leaves no trace).
     func row(for path: FilePath, loader: DocumentLoader?) -> IndexedFile? {
+        gate.pass()  // paused: wait here
         guard let loader else {
             guard let status = try? FileStatus.lstat(path) else { return nil }
             var row = IndexedFile(status: status, path: path, contentType: "public.item")

@@ -64,6 +64,11 @@ public final class Indexer: Sendable {
     public let textLimit: Int
     /// Helper processes for documents that run isolated.
     let helpers: HelperPool
+    /// Closed while Docent is paused: reads and comparisons wait at it.
+    public let gate = WorkGate()
+    /// Network or FUSE mounts that are unmounted now: left out of crawls, their rows kept
+    /// until they return (set by the watcher).
+    public let offline = Locked<Set<FilePath>>([])
 
     public init(index: any IndexStore, documents: DocumentRegistry = AppDocuments.registry,
                 types: @autoclosure @escaping @Sendable () -> UTTypeRegistry = .shared,

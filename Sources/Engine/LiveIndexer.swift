@@ -73,7 +73,8 @@ public final class LiveIndexer: Sendable {
             summary.unchanged += 1
             return false
         }
-        if afterMove, (stored.device, stored.inode, stored.size, stored.modified) == (current.device, current.inode, current.size, current.modified) {
+        if afterMove && (stored.device, stored.inode, stored.size, stored.modified) == (current.device, current.inode, current.size, current.modified)
+            || stored.isSameFileAcrossRemount(as: current) {
             try index.updateSignature(path.bytes, current)
             return false
         }

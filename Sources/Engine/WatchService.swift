@@ -31,6 +31,12 @@ public final class WatchService: Sendable {
     private let pause = DispatchSemaphore(value: 0)
     /// Storage failures in a row (written by the applying thread).
     private let storageFailures = Atomic<Int>(0)
+    /// Why work stops or waits: `docent pause`, the battery (see `reconsider()`).
+    private let controls = Locked(Controls())
+    /// Rescans put off while on battery.
+    private let deferredRescans = Atomic<Int>(0)
+    private let settings: Settings
+    private let power = PowerSource()
 
     /// Watches `roots` for `index`, keeping the entries of `previews` current too.
     public init(index: any IndexStore, roots: [FilePath], settings: Settings, previews: PreviewCache? = PreviewCache(),
@@ -40,11 +46,13 @@ public final class WatchService: Sendable {
         self.onStatus = onStatus
         self.previews = previews
         self.logger = logger
+        self.settings = settings
         let indexer = Indexer(index: index, settings: settings)
         live = LiveIndexer(indexer: indexer)
         status = Locked(WatchStatus(state: "starting", pending: 0, watchedDirectories: 0, unwatchedDirectories: [], overflows: 0,
                                    files: (try? index.count()) ?? 0, missingRoots: [], roots: roots.map(\.string),
                                    pid: getpid(), started: Date().timeIntervalSince1970, lastApplied: nil))
+        status.withLock { $0.pollInterval = Double(options.pollInterval.components.seconds) }
         let inbox = self.inbox
         // The watcher reports through these closures; `self` is not complete yet, so they
         // reach the service through a box filled in below.
@@ -57,6 +65,8 @@ public final class WatchService: Sendable {
     }
 
     /// Runs until `stop()`: watches set up first, then the reconcile, then live changes.
+    /// Paused (`docent pause`), nothing is read or compared; on battery (`battery: defer`), the
+    /// reconcile and rescans wait for mains power while single changes are still applied.
     public func run() throws {
         watcher.setUp()
         let watcher = self.watcher, done = watcherDone
@@ -73,30 +83,53 @@ public final class WatchService: Sendable {
         }
         let statistics = watcher.statistics
         logger.info("watching \(statistics.watchedDirectories) directories under \(roots.map(\.string).joined(separator: ", "))")
-        guard let summary = try retryingStorage({ try live.indexer.run(roots: roots.filter { (try? FileStatus.lstat($0))?.kind == .directory }) })
-        else { return }
-        logger.info("reconciled: \(summary.files) files, \(summary.indexed) read, \(summary.unchanged) unchanged, \(summary.moved) moved, \(summary.removed) removed in \(String(format: "%.2f", summary.seconds)) s")
-        update { $0.files = (try? self.live.indexer.index.count()) ?? $0.files }
+        reconsider()
+        if settings.deferOnBattery, power.hasBattery {
+            power.follow { [weak self] in self?.reconsider() }
+        }
         // Cached previews of files that changed while nobody watched are made again.
         let refresher = previews.map {
             PreviewRefresher(cache: $0, documents: live.indexer.documents, types: live.indexer.types, budget: live.indexer.helpers.budget)
         }
-        if let refresher { log(refresher.apply(roots.map { .rescan($0) }), "cached previews checked") }
-        reconciled.store(true, ordering: .releasing)
+        var held: [FileChange] = []  // rescans put off on battery
         while !stopped.load(ordering: .acquiring) {
+            let (paused, onBattery) = controls.withLock { ($0.paused != nil, $0.onBattery) }
+            if paused {
+                refreshState()
+                inbox.wait()  // `reconsider()` wakes it
+                continue
+            }
+            if !reconciled.load(ordering: .acquiring), !onBattery {
+                guard let summary = try retryingStorage({ try live.indexer.run(roots: roots.filter { (try? FileStatus.lstat($0))?.kind == .directory }) })
+                else { return }
+                logger.info("reconciled: \(summary.files) files, \(summary.indexed) read, \(summary.unchanged) unchanged, \(summary.moved) moved, \(summary.removed) removed in \(String(format: "%.2f", summary.seconds)) s")
+                update { $0.files = (try? self.live.indexer.index.count()) ?? $0.files }
+                if let refresher { log(refresher.apply(roots.map { .rescan($0) }), "cached previews checked") }
+                reconciled.store(true, ordering: .releasing)
+                continue
+            }
             refreshState()
             if watcher.statistics.pending > 0 {
                 // Changes settle in the watcher and may come to nothing (a file made and removed
                 // within the settle time): look again shortly, so the state does not stay
                 // "indexing" with nothing on its way. With nothing pending, wait for news alone.
                 _ = inbox.wait(timeout: .now() + .milliseconds(250))
-                if inbox.count == 0 { continue }
-            } else {
+                if inbox.count == 0, held.isEmpty || onBattery { continue }
+            } else if held.isEmpty || onBattery {
                 inbox.wait()
             }
+            if controls.withLock({ $0.paused != nil }) { continue }
             applying.store(true, ordering: .releasing)
             defer { applying.store(false, ordering: .releasing) }
-            let changes = inbox.takeAll()
+            var changes = inbox.takeAll()
+            if controls.withLock({ $0.onBattery }) {
+                held += changes.filter { if case .rescan = $0 { true } else { false } }
+                changes.removeAll { if case .rescan = $0 { true } else { false } }
+            } else if !held.isEmpty {
+                changes = held + changes
+                held.removeAll()
+            }
+            deferredRescans.store(held.count, ordering: .releasing)
             guard !changes.isEmpty else { continue }
             refreshState()
             let applied: LiveSummary
@@ -120,9 +153,51 @@ public final class WatchService: Sendable {
         }
     }
 
+    /// Where `docent pause` leaves its request (beside the index).
+    private var pausePath: String { live.indexer.index.pausePath }
+
+    /// Reads again whether to pause (`docent pause`'s request, until its time) and whether the
+    /// machine is on battery, and acts on it: paused, the watcher stops reading events and
+    /// indexing work stops at its next file; resumed, both go on from where they were.
+    /// Called at start, on SIGUSR2 (`docent pause`/`resume` send it), at a pause's end, and
+    /// when a power supply changes.
+    public func reconsider() {
+        var reason: String?
+        if let request = PauseRequest.read(from: pausePath) {
+            let now = Date().timeIntervalSince1970
+            if let until = request.until {
+                if until > now {
+                    reason = "paused by `docent pause` until \(PauseRequest.clock(until))"
+                    DispatchQueue.global().asyncAfter(deadline: .now() + (until - now) + 0.05) { [weak self] in self?.reconsider() }
+                }
+            } else {
+                reason = "paused by `docent pause` (`docent resume` resumes)"
+            }
+        }
+        let onBattery = settings.deferOnBattery && power.onBattery
+        let before = controls.withLock { controls in
+            defer { controls = Controls(paused: reason, onBattery: onBattery) }
+            return controls
+        }
+        if reason != nil {
+            live.indexer.gate.close()
+            watcher.pause()
+        } else {
+            live.indexer.gate.open()
+            watcher.resume()
+        }
+        if before.paused != reason { logger.info("\(reason ?? "resumed")") }
+        if before.onBattery != onBattery {
+            logger.info(onBattery ? "on battery: the reconcile and rescans wait for mains power" : "on mains power: deferred work goes on")
+        }
+        inbox.wake()
+        refreshState()
+    }
+
     /// Finishes the batch in hand and returns from `run()`.
     public func stop() {
         stopped.store(true, ordering: .releasing)
+        live.indexer.gate.open()  // work waiting at a pause finishes its file and stops
         watcher.stop()
         inbox.wake()
         pause.signal()
@@ -181,7 +256,9 @@ public final class WatchService: Sendable {
             $0.unwatchedDirectories = statistics.unwatchedDirectories.map(\.string)
             $0.overflows = statistics.overflows
             $0.missingRoots = statistics.missingRoots.map(\.string)
+            $0.polled = statistics.polled
         }
+        live.indexer.offline.withLock { $0 = Set(statistics.polled.filter { !$0.mounted }.map(\.path)) }
         refreshState()
     }
 
@@ -190,11 +267,21 @@ public final class WatchService: Sendable {
     private func refreshState() {
         let busy = applying.load(ordering: .acquiring)
         let waiting = watcher.statistics.pending + inbox.count
-        let state = storageFailures.load(ordering: .acquiring) > 0 ? "waiting"
-            : !reconciled.load(ordering: .acquiring) ? "starting" : (waiting == 0 && !busy ? "watching" : "indexing")
+        let controls = self.controls.withLock { $0 }
+        let reconciled = reconciled.load(ordering: .acquiring), held = deferredRescans.load(ordering: .acquiring)
+        let state = controls.paused != nil ? "paused"
+            : storageFailures.load(ordering: .acquiring) > 0 ? "waiting"
+            : !reconciled ? (controls.onBattery ? "deferred" : "starting") : (waiting == 0 && !busy ? "watching" : "indexing")
+        var deferred: String?
+        if controls.onBattery, !reconciled || held > 0 {
+            deferred = "on battery: " + [!reconciled ? "the reconcile with the disk" : nil, held > 0 ? "\(held) rescan\(held == 1 ? "" : "s")" : nil]
+                .compactMap { $0 }.joined(separator: " and ") + " wait for mains power"
+        }
         update {
             $0.pending = waiting
             $0.state = state
+            $0.paused = controls.paused
+            $0.deferred = deferred
         }
     }
 
@@ -218,6 +305,12 @@ public final class WatchService: Sendable {
             }
         }
     }
+}
+
+/// What holds work back: a pause (its reason), the battery.
+private struct Controls: Sendable {
+    var paused: String?
+    var onBattery = false
 }
 
 /// Settled changes on their way from the watcher's thread to the applying one.

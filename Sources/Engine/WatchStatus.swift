@@ -1,5 +1,6 @@
 import FileAccess
 import Foundation
+import Index
 import Watcher
 #if canImport(Glibc)
 import Glibc
@@ -14,6 +15,10 @@ public struct WatchStatus: Codable, Sendable, Equatable {
     public var state: String
     /// What keeps the watcher from its work, when something does (a full disk).
     public var problem: String?
+    /// Why it is paused ("paused" state): `docent pause`, and until when.
+    public var paused: String?
+    /// What waits for mains power, on battery (`battery: defer`).
+    public var deferred: String?
     /// Changes seen but not yet in the index.
     public var pending: Int
     public var watchedDirectories: Int
@@ -21,6 +26,10 @@ public struct WatchStatus: Codable, Sendable, Equatable {
     public var overflows: Int
     public var files: Int
     public var missingRoots: [String]
+    /// Directories compared with the index at an interval, and why (network and FUSE mounts).
+    public var polled: [PolledDirectory]? = nil
+    /// That interval, in seconds.
+    public var pollInterval: Double? = nil
     public var roots: [String]
     public var pid: Int32
     /// When the watcher started and when it last applied changes (seconds since the epoch).
@@ -52,4 +61,39 @@ public struct WatchStatus: Codable, Sendable, Equatable {
             _ = ftruncate(fd, off_t(data.count))
         }
     }
+}
+
+/// `docent pause`'s request, a file beside the index that `docent watch` reads at start and
+/// on SIGUSR2 (so a pause outlives a restart of the watcher).
+public struct PauseRequest: Codable, Sendable, Equatable {
+    /// When it was asked for, and when it ends (nil: at `docent resume`), in seconds since the epoch.
+    public var since: Double
+    public var until: Double?
+
+    public init(since: Double, until: Double?) {
+        (self.since, self.until) = (since, until)
+    }
+
+    public static func read(from path: String) -> PauseRequest? {
+        guard let data = WholeFile.read(path) else { return nil }
+        return try? JSONDecoder().decode(PauseRequest.self, from: data)
+    }
+
+    public func write(to path: String) throws {
+        let data = try JSONEncoder().encode(self)
+        try PrivateStorage.replace(path, with: [UInt8](data), temporary: path + ".tmp")
+    }
+
+    /// A time of day as people read it (local time, with the date when not today).
+    public static func clock(_ seconds: Double) -> String {
+        let formatter = DateFormatter()
+        let date = Date(timeIntervalSince1970: seconds)
+        formatter.dateFormat = Calendar.current.isDateInToday(date) ? "HH:mm:ss" : "yyyy-MM-dd HH:mm"
+        return formatter.string(from: date)
+    }
+}
+
+extension IndexStore {
+    /// Where `docent pause` leaves its request for this index's watcher.
+    public var pausePath: String { path + ".paused" }
 }

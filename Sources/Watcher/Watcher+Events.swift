@@ -57,6 +57,11 @@ extension Watcher {
     private func handleSelf(_ event: InotifyEvent, directory: FilePath) {
         let isRoot = roots.contains(directory)
         if event.has(Inotify.ignored) { tree.remove(event.watch) }
+        // An unmount is followed through the mount table (a root's directory is still there).
+        if event.has(Inotify.unmount), mountInfo >= 0 {
+            mountsChanged(now: .now)
+            return
+        }
         if isRoot, event.has(Inotify.deleteSelf) || event.has(Inotify.moveSelf) || event.has(Inotify.unmount) {
             rootLost(directory)
         }
@@ -95,6 +100,77 @@ extension Watcher {
             watchTree(directory, announce: false)
             pending.add(.rescan(directory), at: now)
         }
+    }
+
+    // MARK: - Mounts and polling
+
+    /// The mounts at or under a root.
+    func relevantMounts(_ all: [Mount]) -> Set<Mount> {
+        Set(all.filter { mount in roots.contains { mount.path.isWithin($0) } })
+    }
+
+    /// Which directories are polled: roots on a network or FUSE file system, such file systems
+    /// mounted under a root, and `pollPaths`; the `offline` ones (unmounted) kept as such.
+    func refreshPolled(offline: Set<FilePath>) {
+        var found: [FilePath: PolledDirectory] = [:]
+        func describe(_ kind: String, _ path: FilePath) -> String {
+            let mount = mounts.filter { path.isWithin($0.path) }.max { $0.path.components.count < $1.path.components.count }
+            return mount.map { "\(kind) (\($0.type) from \($0.source))" } ?? kind
+        }
+        for root in roots where missingRoots[root] == nil {
+            if let kind = RemoteFileSystem.kind(of: root) { found[root] = PolledDirectory(path: root, reason: describe(kind, root), mounted: true) }
+        }
+        for mount in mounts where !roots.contains(mount.path) && !exclusions.excludes(mount.path) && !marked.contains(where: { mount.path.isWithin($0) }) {
+            if let kind = RemoteFileSystem.kind(of: mount.path) {
+                found[mount.path] = PolledDirectory(path: mount.path, reason: describe(kind, mount.path), mounted: true)
+            }
+        }
+        for path in options.pollPaths where roots.contains(where: { path.isWithin($0) }) {
+            found[path] = found[path] ?? PolledDirectory(path: path, reason: "listed in poll.paths", mounted: true)
+        }
+        for path in offline {
+            found[path] = PolledDirectory(path: path, reason: (polled[path]?.reason ?? "a mount") + "; unmounted, its rows are kept until it returns",
+                                          mounted: false)
+        }
+        // A directory under another polled one is covered by it.
+        polled = found.filter { entry in !found.keys.contains { $0 != entry.key && entry.key.isWithin($0) } }
+        let due = polled.values.contains(where: \.mounted)
+        if !due { pollAt = nil } else if pollAt == nil { pollAt = .now + options.pollInterval }
+    }
+
+    /// The cheap no-change pass over every mounted polled directory.
+    func pollRemote(now: ContinuousClock.Instant) {
+        for directory in polled.values where directory.mounted { pending.add(.rescan(directory.path), at: now) }
+        pollAt = now + options.pollInterval
+    }
+
+    /// The mount table changed: a file system mounted at or under a root is watched and
+    /// compared with the index; a network or FUSE one unmounted keeps its rows (it is offline,
+    /// and a remount reads nothing again); a local one unmounted is compared again (its rows
+    /// follow the directory underneath).
+    func mountsChanged(now: ContinuousClock.Instant) {
+        guard let all = Mount.current() else { return }
+        let new = relevantMounts(all), old = mounts
+        let newPaths = Set(new.map(\.path)), oldPaths = Set(old.map(\.path))
+        var offline = Set(polled.values.filter { !$0.mounted }.map(\.path))
+        mounts = new
+        for path in newPaths.subtracting(oldPaths).sorted(by: { $0.components.count < $1.components.count }) {
+            offline.remove(path)
+            watchTree(path, announce: false)
+            pending.add(.rescan(path), at: now)
+        }
+        for path in oldPaths.subtracting(newPaths) {
+            for watch in tree.removeSubtree(path) { inotifyDescriptor.removeWatch(watch) }
+            if polled[path]?.mounted == true, polled[path]?.reason != "listed in poll.paths" {
+                offline.insert(path)
+                if roots.contains(path) { addWatch(path) }
+            } else {
+                watchTree(path, announce: false)
+                pending.add(.rescan(path), at: now)
+            }
+        }
+        refreshPolled(offline: offline)
+        if !missingRoots.isEmpty { checkMissingRoots() }
     }
 
     // MARK: - Overflow and the watch limit
@@ -170,7 +246,8 @@ extension Watcher {
     }
 
     /// Adds one watch; false when the directory is gone or not a directory.
-    private func addWatch(_ directory: FilePath) -> Bool {
+    @discardableResult
+    func addWatch(_ directory: FilePath) -> Bool {
         do {
             if let limit = options.simulatedWatchLimit, tree.count >= limit, tree.watchOf[directory] == nil {
                 throw Errno.noSpace

@@ -16,6 +16,17 @@ public struct WatcherStatistics: Sendable, Equatable {
     public var pending = 0
     /// Roots that do not exist now (watched for their return).
     public var missingRoots: [FilePath] = []
+    /// Directories compared with the index at an interval (inotify cannot see their changes).
+    public var polled: [PolledDirectory] = []
+}
+
+/// A directory `docent watch` compares with the index at an interval, and why.
+public struct PolledDirectory: Sendable, Hashable, Codable {
+    public var path: FilePath
+    /// "NFS (nfs4, server:/export)", "FUSE (fuse.sshfs, …)", "listed in poll.paths".
+    public var reason: String
+    /// False while unmounted: its rows are kept until it returns (a remount reads nothing again).
+    public var mounted: Bool
 }
 
 /// Tuning, mostly for tests.
@@ -33,6 +44,11 @@ public struct WatcherOptions: Sendable {
     /// reads: a reader as quick as the writer never sees one large read, so a per-read limit
     /// made the overflow depend on the machine's speed.)
     public var simulatedQueueLimit: Int?
+    /// How often directories on network and FUSE file systems (and `pollPaths`) are compared
+    /// with the index.
+    public var pollInterval: Duration = .seconds(300)
+    /// Directories compared with the index every `pollInterval` whatever their file system.
+    public var pollPaths: [FilePath] = []
     /// Whether directories under the roots are watched too. When false only the roots are:
     /// their subdirectories are reported as entries but never entered.
     public var recursive = true
@@ -59,6 +75,7 @@ public final class Watcher: @unchecked Sendable {
     private let wakeDescriptor: Int32
     private let wakeWriter: Int32
     private let stopped = Atomic<Bool>(false)
+    private let paused = Atomic<Bool>(false)
     private let published = Locked(WatcherStatistics())
     private let onChanges: @Sendable ([FileChange]) -> Void
     private let onStatistics: @Sendable (WatcherStatistics) -> Void
@@ -78,6 +95,12 @@ public final class Watcher: @unchecked Sendable {
     var resyncAt: ContinuousClock.Instant?
     var unwatchedRescanAt: ContinuousClock.Instant?
     var missingRoots: [FilePath: Int32] = [:]
+    /// Polled directories by path; the mounts at or under the roots; the next poll; and
+    /// `/proc/self/mountinfo`, open for news of mounts (-1 when it cannot be read).
+    var polled: [FilePath: PolledDirectory] = [:]
+    var mounts: Set<Mount> = []
+    var pollAt: ContinuousClock.Instant?
+    var mountInfo: Int32 = -1
     /// Directories holding a marker (`.noindex`): watched alone, for the marker's going.
     var marked: Set<FilePath> = []
 
@@ -107,6 +130,7 @@ public final class Watcher: @unchecked Sendable {
     deinit {
         close(wakeDescriptor)
         close(wakeWriter)
+        if mountInfo >= 0 { close(mountInfo) }
     }
 
     /// What the watcher reports now.
@@ -117,18 +141,34 @@ public final class Watcher: @unchecked Sendable {
     public func setUp() {
         for root in roots { watchTree(root, announce: false) }
         awaitMissingRoots()
+        mountInfo = open("/proc/self/mountinfo", O_RDONLY | O_CLOEXEC)
+        mounts = relevantMounts(Mount.current() ?? [])
+        refreshPolled(offline: [])
         publish()
     }
 
     /// Follows changes until `stop()`. Sleeps in `poll` while nothing happens.
     public func run() {
+        // The mount table signals a change with POLLPRI (and POLLERR).
         var fds = [pollfd(fd: inotify.descriptor, events: Int16(POLLIN), revents: 0),
-                   pollfd(fd: wakeDescriptor, events: Int16(POLLIN), revents: 0)]
+                   pollfd(fd: wakeDescriptor, events: Int16(POLLIN), revents: 0),
+                   pollfd(fd: mountInfo, events: Int16(POLLPRI), revents: 0)]
         while !stopped.load(ordering: .acquiring) {
+            if paused.load(ordering: .acquiring) {
+                // Paused: not a single read until resumed. The kernel keeps the events meanwhile;
+                // if its queue overflows, the overflow is met on resuming and answered by a rescan.
+                var wake = [fds[1]]
+                _ = poll(&wake, 1, -1)
+                drainWakeups()
+                continue
+            }
             let timeout = Self.milliseconds(until: nextDeadline())
-            _ = poll(&fds, 2, timeout)
+            _ = poll(&fds, mountInfo >= 0 ? 3 : 2, timeout)
+            if fds[1].revents != 0 { drainWakeups() }
             if stopped.load(ordering: .acquiring) { break }
             let now = ContinuousClock.now
+            if mountInfo >= 0, fds[2].revents != 0 { mountsChanged(now: now) }
+            if let at = pollAt, at <= now { pollRemote(now: now) }
             var events = inotify.readEvents()
             if let limit = options.simulatedQueueLimit, simulatedBacklog <= limit {
                 simulatedBacklog += events.count
@@ -147,6 +187,28 @@ public final class Watcher: @unchecked Sendable {
         }
     }
 
+    /// Stops reading events until `resume()` (`docent pause`): the watcher then costs nothing.
+    public func pause() {
+        paused.store(true, ordering: .releasing)
+        wake()
+    }
+
+    /// Reads events again after `pause()`, from those the kernel kept meanwhile.
+    public func resume() {
+        paused.store(false, ordering: .releasing)
+        wake()
+    }
+
+    private func wake() {
+        var one: UInt8 = 1
+        _ = write(wakeWriter, &one, 1)
+    }
+
+    private func drainWakeups() {
+        var buffer = [UInt8](repeating: 0, count: 64)
+        while read(wakeDescriptor, &buffer, buffer.count) > 0 {}
+    }
+
     /// Ends `run()` after the event in hand.
     public func stop() {
         stopped.store(true, ordering: .releasing)
@@ -158,7 +220,7 @@ public final class Watcher: @unchecked Sendable {
 
     private func nextDeadline() -> ContinuousClock.Instant? {
         let moves = movedOut.values.map { $0.at + options.settle }
-        return ([pending.nextDeadline, resyncAt, unwatchedRescanAt].compactMap { $0 } + moves).min()
+        return ([pending.nextDeadline, resyncAt, unwatchedRescanAt, pollAt].compactMap { $0 } + moves).min()
     }
 
     /// `poll`'s timeout: -1 (wait for an event) without a deadline, else the milliseconds
@@ -175,7 +237,8 @@ public final class Watcher: @unchecked Sendable {
         let statistics = WatcherStatistics(
             watchedDirectories: tree.count, unwatchedDirectories: unwatched.sorted { $0.string < $1.string },
             overflows: overflows, pending: pending.count + movedOut.count,
-            missingRoots: missingRoots.keys.sorted { $0.string < $1.string })
+            missingRoots: missingRoots.keys.sorted { $0.string < $1.string },
+            polled: polled.values.sorted { $0.path.string < $1.path.string })
         let changed = published.withLock { current -> Bool in
             guard current != statistics else { return false }
             current = statistics
