@@ -36,6 +36,8 @@ final class LiveStatusLine: Sendable {
         switch status.state {
         case "starting": parts = ["reconciling the index with the disk…"]
         case "indexing": parts = ["indexing \(status.pending.formatted()) changes"]
+        case "paused": parts = [status.paused ?? "paused"]
+        case "deferred": parts = [status.deferred ?? "deferred"]
         default: parts = [status.state]
         }
         parts.append("\(status.files.formatted()) files")
@@ -43,6 +45,7 @@ final class LiveStatusLine: Sendable {
         if !status.unwatchedDirectories.isEmpty { parts.append("\(status.unwatchedDirectories.count.formatted()) unwatched (watch limit)") }
         if status.overflows > 0 { parts.append("\(status.overflows.formatted()) overflows") }
         if !status.missingRoots.isEmpty { parts.append("\(status.missingRoots.count) roots missing") }
+        if let polled = status.polled, !polled.isEmpty { parts.append("\(polled.count) polled") }
         if let last = status.lastApplied {
             parts.append("last change " + Date(timeIntervalSince1970: last).formatted(date: .omitted, time: .standard))
         }

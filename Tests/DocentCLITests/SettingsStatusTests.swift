@@ -81,6 +81,12 @@ struct SettingsStatusTests {
         ("index: mysql://db/docent\n", "not a postgresql:// address"),
         ("index: postgresql://me:secret@db/docent\n", "~/.pgpass"),
         ("host: two words\n", "`host` must be a name"),
+        ("markers: [a/b]\n", "`markers`: `a/b` is not a file name"),
+        ("poll:\n  interval: 0\n", "`poll.interval` must be a positive number"),
+        ("poll:\n  paths: [relative]\n", "not an absolute path"),
+        ("poll:\n  every: 5\n", "unknown key `every` in `poll`"),
+        ("battery: maybe\n", "`battery` must be defer or run"),
+        ("opener: []\n", "`opener` must be a command"),
     ])
     func brokenConfig(yaml: String, message: String) throws {
         try config(yaml)
