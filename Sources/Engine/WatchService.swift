@@ -123,7 +123,8 @@ public final class WatchService: Sendable {
             defer { applying.store(false, ordering: .releasing) }
             var changes = inbox.takeAll()
             if controls.withLock({ $0.onBattery }) {
-                held += changes.filter { if case .rescan = $0 { true } else { false } }
+                // Each directory's rescan is held once, however many polls or overflows asked for it.
+                for change in changes { if case .rescan = change, !held.contains(change) { held.append(change) } }
                 changes.removeAll { if case .rescan = $0 { true } else { false } }
             } else if !held.isEmpty {
                 changes = held + changes

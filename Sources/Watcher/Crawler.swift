@@ -6,8 +6,9 @@ import SystemPackage
 /// Uses `opendir`/`readdir` and the entry type the kernel reports (`d_type`), falling back
 /// to `lstat` where a filesystem does not report it. Symbolic links are reported, never
 /// followed, so a link loop cannot trap the walk. Excluded entries are neither reported nor
-/// entered, nor is a directory holding a marker file (`.noindex`). Unreadable directories go to `onError`. Memory holds one directory's entries
-/// and the directories still to visit, never the whole tree.
+/// entered, nor is a directory holding a marker file (`.noindex`). Unreadable directories go
+/// to `onError`. Memory holds one directory's entries and the directories still to visit,
+/// never the whole tree.
 public struct Crawler: Sendable {
     /// What is never reported nor entered.
     public var exclusions: Exclusions

@@ -117,6 +117,33 @@ struct PauseBatteryMountTests {
         return IsolatedProcess.wait(pid)
     }
 
+    @Test("a root that is itself a FUSE mount is polled, and keeps its rows while unmounted",
+          .enabled(if: fuse, "bindfs cannot mount FUSE file systems here"))
+    func fuseRootIsPolled() throws {
+        let fixture = try WatchFixture()
+        let source = fixture.dir.path + "/server"
+        for i in 0..<5 { _ = try fixture.dir.write("server/doc\(i).txt", "nebula \(i)") }
+        #expect(Self.shell(["/usr/bin/bindfs", source, fixture.root]) == 0)
+        defer { Self.shell(["/bin/fusermount", "-u", "-z", fixture.root]) }
+        try FileManager.default.createDirectory(atPath: fixture.dir.path + "/config", withIntermediateDirectories: true)
+        try "poll:\n  interval: 1\n".write(toFile: fixture.dir.path + "/config/config.yaml", atomically: true, encoding: .utf8)
+        fixture.storeEnvironment["DOCENT_CONFIG_DIR"] = fixture.dir.path + "/config"
+        try fixture.start()
+        #expect(try fixture.eventually { try fixture.status()["state"] as? String == "watching" && fixture.indexed().count == 5 })
+        let polled = try #require(try fixture.status()["polled"] as? [[String: Any]])
+        #expect(polled.first?["path"] as? String == fixture.root && (polled.first?["reason"] as? String)?.contains("FUSE") == true, "\(polled)")
+        _ = try fixture.dir.write("server/doc9.txt", "nebula behind inotify's back")
+        #expect(try fixture.eventually(10) { try fixture.indexed().count == 6 }, "\(fixture.log)")
+        #expect(Self.shell(["/bin/fusermount", "-u", fixture.root]) == 0)
+        #expect(try fixture.eventually { (try fixture.status()["polled"] as? [[String: Any]])?.first?["mounted"] as? Bool == false }, "\(fixture.log)")
+        usleep(1_500_000)
+        #expect(try fixture.indexed().count == 6, "rows kept while the root is unmounted")
+        #expect(Self.shell(["/usr/bin/bindfs", source, fixture.root]) == 0)
+        _ = try fixture.dir.write("server/doc10.txt", "nebula after the remount")
+        #expect(try fixture.eventually(10) { try fixture.indexed().count == 7 }, "\(fixture.log)")
+        #expect(try fixture.stop() == 0)
+    }
+
     @Test("a FUSE mount under a root is polled: changes behind inotify's back are found; unmounted, rows stay; remounted, nothing is read again",
           .enabled(if: fuse, "bindfs cannot mount FUSE file systems here"))
     func fuseMountIsPolled() throws {
