@@ -81,10 +81,10 @@ struct DesktopCommand: ParsableCommand {
         var gnomeDirectory: String?
 
         func run() throws {
-            for path in DesktopFiles.targets(data: dataDirectory ?? DesktopFiles.userDataDirectory(), gnome: gnomeDirectory ?? "/usr/local/share")
-            where unlink(path.target) == 0 {
-                Output.line("removed \(path.target)")
-            }
+            let data = dataDirectory ?? DesktopFiles.userDataDirectory()
+            let paths = DesktopFiles.targets(data: data, gnome: gnomeDirectory ?? "/usr/local/share").map(\.target)
+                + [data + "/docent/docent.search-provider.ini"]  // the copy left for `sudo install`
+            for path in paths where unlink(path) == 0 { Output.line("removed \(path)") }
         }
     }
 }

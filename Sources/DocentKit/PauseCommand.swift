@@ -76,16 +76,15 @@ enum WatcherSignal {
     /// to 5 s) until its state is `expecting` (or, for nil, anything but "paused"). Its pid,
     /// or nil when none runs.
     static func send(index: any IndexStore, expecting: String?) -> Int32? {
-        guard let status = WatchStatus.read(from: index.watchStatusPath), status.state != "stopped", kill(status.pid, 0) == 0 else { return nil }
-        // Only a process holding this index's watch lock is sent anything.
-        guard WatchLock.isHeld(index) else { return nil }
-        kill(status.pid, SIGUSR2)
+        // Only a Docent process holding this index's watch lock is sent anything.
+        guard let pid = RunningWatcher.find(index: index.path) else { return nil }
+        kill(pid, SIGUSR2)
         let deadline = Date().addingTimeInterval(5)
         while Date() < deadline {
             let state = WatchStatus.read(from: index.watchStatusPath)?.state
             if expecting.map({ state == $0 }) ?? (state != "paused") { break }
             usleep(20_000)
         }
-        return status.pid
+        return pid
     }
 }

@@ -180,14 +180,6 @@ enum WatchLock {
         return false
     }
 
-    /// Whether a watcher holds the lock now (a shared lock cannot be had).
-    static func isHeld(_ index: any IndexStore) -> Bool {
-        let fd = Glibc.open(index.lockPath, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { return false }
-        defer { close(fd) }
-        return flock(fd, LOCK_SH | LOCK_NB) != 0
-    }
-
     private static func open(_ index: any IndexStore) throws -> Int32 {
         let fd = Glibc.open(index.lockPath, O_RDWR | O_CREAT | O_CLOEXEC, PrivateStorage.fileMode)
         guard fd >= 0 else { throw CommandFailure("cannot open \(index.lockPath): \(Errno(rawValue: errno))") }

@@ -153,6 +153,10 @@ struct DesktopSearchTests {
                 "\((try? String(contentsOfFile: opened, encoding: .utf8)) ?? "nothing opened")")
         let actions = try bus.call(krunner, "org.kde.krunner1.Actions", [])
         #expect(actions.output.contains("open-folder"))
+
+        let uninstall = try Docent.run(["desktop", "uninstall", "--data-dir", dir + "/share", "--gnome-dir", dir + "/system"], environment: env)
+        #expect(uninstall.stdout.split(separator: "\n").count == 4, "\(uninstall.stdout)")
+        #expect(!FileManager.default.fileExists(atPath: dir + "/share/dbus-1/services/org.docent.Docent.SearchProvider.service"))
     }
 
     @Test("docent desktop run without a session bus says so in one line, exit 2")

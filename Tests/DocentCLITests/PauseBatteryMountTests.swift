@@ -36,7 +36,14 @@ struct PauseBatteryMountTests {
         #expect((try fixture.status()["paused"] as? String)?.contains("docent pause") == true)
 
         // Ten seconds of changes: new files, edits, a removal, a rename, every 100 ms.
-        usleep(300_000)  // the pause's own last status write
+        // The pause's own last steps (its status write, its log line) done: quiet for half a second.
+        var quiet = cpuTicks(pid)
+        for _ in 0..<20 {
+            usleep(500_000)
+            let now = cpuTicks(pid)
+            if now == quiet { break }
+            quiet = now
+        }
         let before = cpuTicks(pid)
         let start = Date()
         var i = 0
