@@ -35,6 +35,8 @@ public final class WatchService: Sendable {
     private let controls = Locked(Controls())
     /// Rescans put off while on battery.
     private let deferredRescans = Atomic<Int>(0)
+    /// Whether a status write held back by the rate limit is scheduled.
+    private let trailingWrite = Atomic<Bool>(false)
     private let settings: Settings
     private let power = PowerSource()
 
@@ -303,6 +305,15 @@ public final class WatchService: Sendable {
             if due {
                 status.write(to: path)
                 onStatus?(status)
+            } else if !trailingWrite.exchange(true, ordering: .acquiringAndReleasing) {
+                // Held back by the rate limit: written a little later, so the last change is
+                // never lost (a mount going offline right after a poll's write stayed unpublished).
+                DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(110)) { [weak self] in
+                    guard let self else { return }
+                    self.trailingWrite.store(false, ordering: .releasing)
+                    // A stopped service's last word is already written (and a new one may own the file).
+                    if !self.stopped.load(ordering: .acquiring) { self.update { _ in } }
+                }
             }
         }
     }
