@@ -44,9 +44,7 @@ struct DesktopCommand: ParsableCommand {
         }
 
         func run() throws {
-            let settings: Settings
-            do { settings = try Settings.current.get() } catch { throw CommandFailure(error.description) }
-            let service = DesktopSearch(location: location, opener: settings.opener)
+            let service = DesktopSearch(location: location, opener: try Settings.loadForCommand().opener)
             try service.serve(idleSeconds: idleExit)
         }
     }
@@ -55,15 +53,10 @@ struct DesktopCommand: ParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Install the D-Bus service, the KRunner plugin and GNOME Shell's search provider entry.")
 
-        @Option(name: .customLong("data-dir"), help: "Where to install (default: $XDG_DATA_HOME, ~/.local/share).")
-        var dataDirectory: String?
-
-        @Option(name: .customLong("gnome-dir"), help: "A system data directory for GNOME Shell's entry (default: /usr/local/share when writable).")
-        var gnomeDirectory: String?
+        @OptionGroup var places: Places
 
         func run() throws {
-            let data = dataDirectory ?? DesktopFiles.userDataDirectory()
-            let written = try DesktopFiles.install(data: data, gnome: gnomeDirectory, docent: DesktopFiles.docentExecutable())
+            let written = try DesktopFiles.install(data: places.data, gnome: places.gnomeDirectory, docent: DesktopFiles.docentExecutable())
             for path in written.paths { Output.line("installed \(path)") }
             if let command = written.gnomeCommand {
                 Output.line("GNOME Shell reads search providers from system directories only; to add Docent there run:\n  \(command)")
@@ -74,19 +67,25 @@ struct DesktopCommand: ParsableCommand {
     struct Uninstall: ParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Remove what `docent desktop install` wrote.")
 
-        @Option(name: .customLong("data-dir"), help: "Where it was installed (default: $XDG_DATA_HOME, ~/.local/share).")
-        var dataDirectory: String?
-
-        @Option(name: .customLong("gnome-dir"), help: "The system data directory GNOME Shell's entry went to.")
-        var gnomeDirectory: String?
+        @OptionGroup var places: Places
 
         func run() throws {
-            let data = dataDirectory ?? DesktopFiles.userDataDirectory()
-            let paths = DesktopFiles.targets(data: data, gnome: gnomeDirectory ?? "/usr/local/share").map(\.target)
-                + [data + "/docent/docent.search-provider.ini"]  // the copy left for `sudo install`
+            let paths = DesktopFiles.targets(data: places.data, gnome: places.gnomeDirectory ?? "/usr/local/share").map(\.target)
+                + [places.data + "/docent/docent.search-provider.ini"]  // the copy left for `sudo install`
             for path in paths where unlink(path) == 0 { Output.line("removed \(path)") }
         }
     }
+}
+
+/// Where `install` puts the files and `uninstall` looks for them.
+struct Places: ParsableArguments {
+    @Option(name: .customLong("data-dir"), help: "The user's data directory (default: $XDG_DATA_HOME, ~/.local/share).")
+    var dataDirectory: String?
+
+    @Option(name: .customLong("gnome-dir"), help: "A system data directory for GNOME Shell's entry (default: /usr/local/share when writable).")
+    var gnomeDirectory: String?
+
+    var data: String { dataDirectory ?? DesktopFiles.userDataDirectory() }
 }
 
 /// The files that make Docent a desktop search provider, from `Config/desktop/`.

@@ -130,16 +130,7 @@ final class DesktopSearch {
         }
         var path = FilePath(bytes: file.path)
         if action == "open-folder" { path = path.removingLastComponent() }
-        spawnDetached(opener + [path.string])
-    }
-
-    /// Starts `argv` (its command looked up in PATH) without waiting for it; Foundation reaps it.
-    private func spawnDetached(_ argv: [String]) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["--"] + argv
-        process.standardInput = FileHandle.nullDevice
-        do { try process.run() } catch { logger.error("cannot start \(argv[0]): \(error)") }
+        do { try Detached.start(opener + [path.string]) } catch { logger.error("cannot start \(opener[0]): \(error)") }
     }
 
     /// The MIME type a content type identifier stands for (the icon's key), if known.
@@ -176,5 +167,20 @@ struct Meta {
         let text = (snippet ?? "").replacingOccurrences(of: SearchHit.matchStart, with: "").replacingOccurrences(of: SearchHit.matchEnd, with: "")
             .split(whereSeparator: \.isWhitespace).joined(separator: " ")
         description = text.isEmpty ? place : place + " — " + text
+    }
+}
+
+/// Programs started for the desktop (a browser, an opener) and not waited for.
+public enum Detached {
+    /// Starts `argv`, its command looked up in PATH, with no input and its output discarded;
+    /// Foundation reaps it when it ends.
+    public static func start(_ argv: [String]) throws {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["--"] + argv
+        process.standardInput = FileHandle.nullDevice
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
     }
 }

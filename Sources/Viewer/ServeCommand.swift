@@ -87,12 +87,7 @@ public struct ServeCommand: AsyncParsableCommand {
 
     /// Hands the address to the desktop's browser, not waiting for it.
     static func openInBrowser(_ address: String) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["xdg-open", address]
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        do { try process.run() } catch { Output.warning("could not run xdg-open: \(error); open the address above by hand") }
+        do { try Detached.start(["xdg-open", address]) } catch { Output.warning("could not run xdg-open: \(error); open the address above by hand") }
     }
 }
 

@@ -57,11 +57,9 @@ extension Watcher {
     private func handleSelf(_ event: InotifyEvent, directory: FilePath) {
         let isRoot = roots.contains(directory)
         if event.has(Inotify.ignored) { tree.remove(event.watch) }
-        // An unmount is followed through the mount table (a root's directory is still there).
-        if event.has(Inotify.unmount), mountInfo >= 0 {
-            mountsChanged(now: .now)
-            return
-        }
+        // An unmount is followed through the mount table, whose change wakes the loop too
+        // (a root's directory is still there: it is not lost).
+        if event.has(Inotify.unmount), mountInfo >= 0 { return }
         if isRoot, event.has(Inotify.deleteSelf) || event.has(Inotify.moveSelf) || event.has(Inotify.unmount) {
             rootLost(directory)
         }
