@@ -32,27 +32,20 @@ public enum Directory {
         let typeOffset = MemoryLayout<dirent>.offset(of: \dirent.d_type)!
         while let entry = readdir(handle) {
             let record = UnsafeRawPointer(entry)
-            let nameBytes: [CChar] = {
-                let name = record.advanced(by: nameOffset).assumingMemoryBound(to: CChar.self)
-                return Array(UnsafeBufferPointer(start: name, count: strlen(name))) + [0]
-            }()
-            if nameBytes == [46, 0] || nameBytes == [46, 46, 0] { continue }  // "." and ".."
-            guard let component = nameBytes.withUnsafeBufferPointer({ FilePath.Component(platformString: $0.baseAddress!) })
-            else { continue }
+            let name = record.advanced(by: nameOffset).assumingMemoryBound(to: CChar.self)
+            if name[0] == 46 && (name[1] == 0 || (name[1] == 46 && name[2] == 0)) { continue }  // "." and ".."
+            guard let component = FilePath.Component(platformString: name) else { continue }
             var type = Int32(record.load(fromByteOffset: typeOffset, as: UInt8.self))
             if type == Int32(DT_UNKNOWN) {
                 var st = stat()
-                let child = path.appending(component)
-                if child.withPlatformString({ lstat($0, &st) }) == 0, (st.st_mode & S_IFMT) == S_IFDIR {
+                if fstatat(dirfd(handle), name, &st, AT_SYMLINK_NOFOLLOW) == 0, (st.st_mode & S_IFMT) == S_IFDIR {
                     type = Int32(DT_DIR)
                 }
             }
             var status: FileStatus?
             if statusOfFiles, type != Int32(DT_DIR) {
                 var st = stat()
-                if nameBytes.withUnsafeBufferPointer({ fstatat(dirfd(handle), $0.baseAddress!, &st, AT_SYMLINK_NOFOLLOW) }) == 0 {
-                    status = FileStatus(st)
-                }
+                if fstatat(dirfd(handle), name, &st, AT_SYMLINK_NOFOLLOW) == 0 { status = FileStatus(st) }
             }
             body(DirectoryEntry(name: component, isDirectory: type == Int32(DT_DIR), status: status))
         }

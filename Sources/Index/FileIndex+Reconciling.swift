@@ -7,15 +7,15 @@ extension FileIndex {
     /// The rows directly inside `directory`, and the row of `directory` itself (a directory
     /// that could not be read is recorded as a row with its error), keyed by path.
     public func signatures(in directory: [UInt8]) throws(IndexError) -> [PathKey: FileSignature] {
-        try read { db in
+        try readOneStatement { db in
             var out: [PathKey: FileSignature] = [:]
             let statement = try db.cachedStatement(sql: """
                 SELECT path, device, inode, size, modified, changed FROM files WHERE parent = ? OR path = ?
                 """)
             let rows = try Row.fetchCursor(statement, arguments: [Data(directory), Data(directory)])
             while let row = try rows.next() {
-                let path: Data = row["path"]
-                out[PathKey([UInt8](path))] = Self.signature(row)
+                let path = try row.withUnsafeData(atIndex: 0) { $0.map { [UInt8]($0) } ?? [] }
+                out[PathKey(path)] = FileSignature(device: row[1], inode: row[2], size: row[3], modified: row[4], changed: row[5])
             }
             return out
         }

@@ -136,6 +136,16 @@ extension FileIndex {
             throw IndexError(error, path: path)
         }
     }
+
+    /// Runs `body`, one statement that needs no snapshot beyond its own, without opening a
+    /// read transaction around it (a crawl asks once per directory: thousands of times).
+    func readOneStatement<T>(_ body: (Database) throws -> T) throws(IndexError) -> T {
+        do {
+            return try pool.unsafeRead(body)
+        } catch {
+            throw IndexError(error, path: path)
+        }
+    }
 }
 
 /// The pieces of camelCase and PascalCase identifiers (`parseHTTPResponse` → `parse HTTP

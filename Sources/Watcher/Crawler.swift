@@ -28,10 +28,15 @@ public struct Crawler: Sendable {
         while let path = pending.popLast() {
             var directory = CrawledDirectory(path: path)
             var marked = false
+            let checkingPaths = exclusions.mayExcludePaths(in: path)
             do {
                 try Directory.forEachEntry(of: path, statusOfFiles: statusOfFiles) { entry in
-                    if exclusions.isMarker(entry.name) { marked = true }
-                    guard !marked, !exclusions.excludes(entry.name, in: path) else { return }
+                    guard !marked else { return }
+                    switch exclusions.verdict(entry.name, in: path, checkingPaths: checkingPaths) {
+                    case .marker: marked = true; return
+                    case .excluded: return
+                    case .kept: break
+                    }
                     if entry.isDirectory {
                         directory.subdirectories.append(entry.name)
                     } else {
