@@ -12,7 +12,7 @@ import Watcher
 final class IndexRun {
     let indexer: Indexer
     let start = ContinuousClock.now
-    private let queue = WorkQueue<FilePath>(capacity: 512)
+    private let queue = WorkQueue<QueuedFile>(capacity: 512)
     private let shared: RunState
     private let group = DispatchGroup()
     private var summary = IndexSummary()
@@ -41,9 +41,9 @@ final class IndexRun {
     private var workersStarted = false
 
     /// Hands `file` to the workers, starting them first if needed.
-    private func enqueue(_ file: FilePath) {
+    private func enqueue(_ file: FilePath, size: Int64) {
         if !workersStarted { startWorkers() }
-        queue.put(file)
+        queue.put(QueuedFile(path: file, size: size))
     }
 
     /// Starts one worker thread per core.
@@ -123,7 +123,7 @@ final class IndexRun {
                     summary.unchanged += 1
                     shared.done.add(1, ordering: .relaxed)
                 } else {
-                    enqueue(file)
+                    enqueue(file, size: status.size)
                 }
             } else {
                 newcomers.append((file, status))
@@ -136,7 +136,7 @@ final class IndexRun {
                 summary.moved += 1
                 shared.done.add(1, ordering: .relaxed)
             } else {
-                enqueue(file)
+                enqueue(file, size: status.size)
             }
         }
         removals += known.keys.map(\.bytes)
@@ -207,14 +207,40 @@ final class RunState: Sendable {
         lastReport = Locked(start)
     }
 
+    /// Files at least this large are read one at a time: two of them at once (two long
+    /// manuals in two helpers, two huge texts decoded in this process) made a cold index's
+    /// peak of memory. A worker that meets one while the other reads one sets it aside and
+    /// goes on with the rest.
+    static let largeFileBytes: Int64 = 2 << 20
+    private let largeLane = LargeLane()
+
     /// One worker's loop: take a path, make its row, add it to the batch.
-    func work(indexer: Indexer, queue: WorkQueue<FilePath>) {
+    func work(indexer: Indexer, queue: WorkQueue<QueuedFile>) {
         let loader = try? DocumentLoader(documents: indexer.documents, types: indexer.types, readLimit: indexer.readLimit)
-        while let path = queue.take() {
+        func read(_ path: FilePath) {
             done.add(1, ordering: .relaxed)
             if let row = indexer.row(for: path, loader: loader) { store([row], indexer: indexer) }
             report(path.removingLastComponent())
         }
+        func readLarge(_ path: FilePath) {
+            read(path)
+            largeLane.release()
+        }
+        while true {
+            // A large file set aside, now that no other is being read.
+            if let path = largeLane.takeSetAside() {
+                readLarge(path)
+                continue
+            }
+            guard let file = queue.take() else { break }
+            guard file.size >= Self.largeFileBytes else {
+                read(file.path)
+                continue
+            }
+            if largeLane.claim(or: file.path) { readLarge(file.path) }
+        }
+        // The queue is done: what was set aside, one at a time.
+        while let path = largeLane.nextSetAside() { readLarge(path) }
     }
 
     /// Adds `rows` to the batch, writing the batch when it is full.
@@ -262,6 +288,59 @@ final class RunState: Sendable {
         guard due else { return }
         progress(IndexProgress(found: found.load(ordering: .relaxed), done: done.load(ordering: .relaxed),
                                directory: directory, elapsed: now - start))
+    }
+}
+
+/// A file for the workers, with its size from the crawl's `lstat`.
+struct QueuedFile: Sendable {
+    var path: FilePath
+    var size: Int64
+}
+
+/// Large files are read one at a time; those met meanwhile wait here.
+private final class LargeLane: @unchecked Sendable {
+    // Unchecked: `busy` and `setAside` are only touched under `condition`'s lock.
+    private let condition = NSCondition()
+    private var busy = false
+    private var setAside: [FilePath] = []
+
+    /// Takes the lane for `path` (true), or sets `path` aside for later (false).
+    func claim(or path: FilePath) -> Bool {
+        condition.withLock {
+            if busy {
+                setAside.append(path)
+                return false
+            }
+            busy = true
+            return true
+        }
+    }
+
+    /// A file set aside, with the lane taken for it, if the lane is free now.
+    func takeSetAside() -> FilePath? {
+        condition.withLock {
+            guard !busy, let path = setAside.popLast() else { return nil }
+            busy = true
+            return path
+        }
+    }
+
+    /// Once the queue is done: a file set aside, waiting for the lane; nil when none remains.
+    func nextSetAside() -> FilePath? {
+        condition.withLock {
+            while busy && !setAside.isEmpty { condition.wait() }
+            guard let path = setAside.popLast() else { return nil }
+            busy = true
+            return path
+        }
+    }
+
+    /// Gives the lane back.
+    func release() {
+        condition.withLock {
+            busy = false
+            condition.broadcast()
+        }
     }
 }
 
