@@ -1,4 +1,5 @@
 import ContentTypes
+import Synchronization
 
 /// The viewing groups Docent knows, in declaration order, and the choice among them.
 ///
@@ -15,13 +16,19 @@ import ContentTypes
 public struct DocumentRegistry: Sendable {
     /// The groups, in declaration order.
     public let groups: [DocumentGroup]
+    /// The choice for each content type met so far: an indexer asks once per file, and
+    /// working it out (the type's ancestry against every group's readable types) was 2% of
+    /// a cold index.
+    private let choices = ChoiceCache()
 
     public init(@DocumentGroupBuilder _ content: () -> [DocumentGroup]) { groups = content() }
     public init(groups: [DocumentGroup]) { self.groups = groups }
 
     /// Every group that can open `type`, best first.
     public func candidates(for type: UTType) -> [DocumentSelection] {
-        ReaderChoice.candidates(for: type, readers: groups.map(\.readableContentTypes)).map { found in
+        choices.choices(for: type) {
+            ReaderChoice.candidates(for: type, readers: groups.map(\.readableContentTypes))
+        }.map { found in
             DocumentSelection(group: groups[found.order], contentType: type, readableType: found.readableType,
                               distance: found.distance, order: found.order)
         }
@@ -178,4 +185,26 @@ public enum DocumentGroupBuilder {
     public static func buildEither(first part: [DocumentGroup]) -> [DocumentGroup] { part }
     public static func buildEither(second part: [DocumentGroup]) -> [DocumentGroup] { part }
     public static func buildArray(_ parts: [[DocumentGroup]]) -> [DocumentGroup] { parts.flatMap { $0 } }
+}
+
+/// `DocumentRegistry`'s remembered choices, by declared content type and the registry that
+/// declared it (the same identifier can conform differently in another registry).
+private final class ChoiceCache: Sendable {
+    private struct Key: Hashable {
+        let registry: ObjectIdentifier
+        let type: UTType
+    }
+    /// The registries are kept alive by their entries, so an identifier is never reused.
+    private let entries = Mutex<[Key: (registry: UTTypeRegistry, choices: [ReaderChoice])]>([:])
+
+    /// Only declared types are remembered: an undeclared one's ancestry is not all in its
+    /// identifier (`dyn.ext.foo` is text or data by its content).
+    func choices(for type: UTType, compute: () -> [ReaderChoice]) -> [ReaderChoice] {
+        guard type.origin != nil else { return compute() }
+        let key = Key(registry: ObjectIdentifier(type.registry), type: type)
+        if let known = entries.withLock({ $0[key]?.choices }) { return known }
+        let choices = compute()
+        entries.withLock { $0[key] = (type.registry, choices) }
+        return choices
+    }
 }

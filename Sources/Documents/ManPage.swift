@@ -20,23 +20,26 @@ public struct ManPage: Sendable {
     /// The whole page as text: headings on their own lines, sections indented as `man` shows them.
     public var text: String {
         sections.map { heading, text in
-            heading + "\n" + text.split(separator: "\n", omittingEmptySubsequences: false).map { $0.isEmpty ? "" : "    " + $0 }.joined(separator: "\n")
+            heading + "\n" + text.utf8.split(separator: 0x0A, omittingEmptySubsequences: false)
+                .map { $0.isEmpty ? "" : "    " + Substring($0) }.joined(separator: "\n")
         }.joined(separator: "\n\n")
     }
 
     /// Whether `source` looks like a man page: a `.TH`/`.Dt`/`.SH`/`.Sh` request in its first lines.
     public static func looksLikeManPage(_ source: String) -> Bool {
-        source.split(separator: "\n", maxSplits: 200).prefix(200).contains { line in
-            line.hasPrefix(".TH ") || line.hasPrefix(".Dt ") || line.hasPrefix(".SH ") || line.hasPrefix(".Sh ") || line.hasPrefix(".so ")
+        let requests = [".TH ", ".Dt ", ".SH ", ".Sh ", ".so "].map { Array($0.utf8) }
+        return source.utf8.split(separator: 0x0A, maxSplits: 200).prefix(200).contains { line in
+            requests.contains { line.starts(with: $0) }
         }
     }
 
     public init(_ roff: String) {
         var renderer = Renderer()
         var skippingDefinition = false
-        for rawLine in roff.split(separator: "\n", omittingEmptySubsequences: false) {
+        // Lines split as bytes: by Character, "\r\n" is one and never matched "\n".
+        for rawLine in roff.utf8.split(separator: 0x0A, omittingEmptySubsequences: false) {
             var line = Substring(rawLine)
-            if line.last == "\r" { line = line.dropLast() }
+            if line.utf8.last == 0x0D { line = Substring(line.utf8.dropLast()) }
             if skippingDefinition {
                 if line.hasPrefix("..") { skippingDefinition = false }
                 continue
@@ -102,40 +105,42 @@ public struct ManPage: Sendable {
     /// A request's arguments: words, or double-quoted strings (`""` inside is a quote);
     /// `\"` starts a comment.
     static func arguments(_ text: Substring) -> [String] {
-        let characters = Array(text)
+        let bytes = Array(text.utf8)  // every character that matters is ASCII
         var result: [String] = []
-        var current = ""
+        var current: [UInt8] = []
         var quoted = false, inWord = false
         var index = 0
-        while index < characters.count {
-            let character = characters[index]
-            let next = index + 1 < characters.count ? characters[index + 1] : nil
+        let (backslash, quote, space, tab): (UInt8, UInt8, UInt8, UInt8) = (0x5C, 0x22, 0x20, 0x09)
+        func word() { result.append(String(decoding: current, as: UTF8.self)) }
+        while index < bytes.count {
+            let byte = bytes[index]
+            let next = index + 1 < bytes.count ? bytes[index + 1] : nil
             index += 1
-            if character == "\\", next == "\"" { break }
-            if character == "\\", let next {  // an escape: kept whole, rendered later
-                current.append(character)
+            if byte == backslash, next == quote { break }
+            if byte == backslash, let next {  // an escape: kept whole, rendered later
+                current.append(byte)
                 current.append(next)
                 index += 1
                 inWord = true
             } else if quoted {
-                if character == "\"" {
-                    if next == "\"" { current.append("\""); index += 1; continue }
+                if byte == quote {
+                    if next == quote { current.append(quote); index += 1; continue }
                     quoted = false
-                    result.append(current)
-                    (current, inWord) = ("", false)
+                    word()
+                    (current, inWord) = ([], false)
                 } else {
-                    current.append(character)
+                    current.append(byte)
                 }
-            } else if character == " " || character == "\t" {
-                if inWord { result.append(current); (current, inWord) = ("", false) }
-            } else if character == "\"" && !inWord {
+            } else if byte == space || byte == tab {
+                if inWord { word(); (current, inWord) = ([], false) }
+            } else if byte == quote && !inWord {
                 (quoted, inWord) = (true, true)
             } else {
-                current.append(character)
+                current.append(byte)
                 inWord = true
             }
         }
-        if inWord { result.append(current) }
+        if inWord { word() }
         return result
     }
 
@@ -150,7 +155,7 @@ public struct ManPage: Sendable {
         var tagPending = false
 
         mutating func textLine(_ line: Substring) {
-            if line.trimmingCharacters(in: .whitespaces).isEmpty {
+            if line.unicodeScalars.allSatisfy(Self.isSpace) {
                 self.paragraph()
                 return
             }
@@ -174,9 +179,27 @@ public struct ManPage: Sendable {
         mutating func lineBreak() { if !current.isEmpty { current += "\n" } }
 
         mutating func paragraph() {
-            let text = current.trimmingCharacters(in: .whitespacesAndNewlines)
-            if !text.isEmpty { paragraphs.append(text) }
+            let scalars = current.unicodeScalars
+            if let first = scalars.firstIndex(where: { !Self.isSpaceOrNewline($0) }),
+               let last = scalars.lastIndex(where: { !Self.isSpaceOrNewline($0) }) {
+                paragraphs.append(String(scalars[first...last]))
+            }
             current = ""
+        }
+
+        /// Foundation's `whitespaces`: a tab or a space separator (Zs), without bridging.
+        static func isSpace(_ scalar: Unicode.Scalar) -> Bool {
+            scalar == " " || scalar == "\t" || (scalar.value > 0x7F && scalar.properties.generalCategory == .spaceSeparator)
+        }
+
+        /// Foundation's `whitespacesAndNewlines`: those, U+000A–U+000D, U+0085 and the
+        /// line and paragraph separators.
+        static func isSpaceOrNewline(_ scalar: Unicode.Scalar) -> Bool {
+            if scalar.value < 0x80 { return scalar == " " || (scalar.value >= 0x09 && scalar.value <= 0x0D) }
+            switch scalar.properties.generalCategory {
+            case .spaceSeparator, .lineSeparator, .paragraphSeparator: return true
+            default: return scalar.value == 0x85
+            }
         }
 
         mutating func heading(_ text: String, level: Int) {

@@ -15,84 +15,113 @@ enum Escapes {
         "ic": "", "Ql": "'", "Qr": "'",
     ]
 
-    /// Renders the escapes in `line`.
+    /// Renders the escapes in `line`. Works on UTF-8 bytes (every escape is ASCII; other
+    /// bytes pass through whole): Character by Character, this was a tenth of a cold index.
     static func render(_ line: String) -> String {
-        guard line.contains("\\") else { return line }
-        let characters = Array(line)
-        var out = ""
+        guard line.utf8.contains(0x5C) else { return line }  // no backslash
+        let bytes = Array(line.utf8)
+        var out: [UInt8] = []
+        out.reserveCapacity(bytes.count)
         var index = 0
+        /// The length of the UTF-8 sequence starting at `i` (1 for ASCII or a stray byte).
+        func sequenceLength(at i: Int) -> Int {
+            let lead = bytes[i]
+            let length = lead < 0xC0 ? 1 : lead < 0xE0 ? 2 : lead < 0xF0 ? 3 : 4
+            var end = i + 1
+            while end < min(i + length, bytes.count), bytes[end] & 0xC0 == 0x80 { end += 1 }
+            return end - i
+        }
         /// The name after `\(`, `\[`, `\*`, `\n`, `\f`, `\s`… (`x`, `(xx` or `[name]`).
         func name() -> String {
-            guard index < characters.count else { return "" }
-            let first = characters[index]
-            index += 1
-            if first == "(" {
-                let end = min(index + 2, characters.count)
-                defer { index = end }
-                return String(characters[index..<end])
-            }
-            if first == "[" {
+            guard index < bytes.count else { return "" }
+            let first = bytes[index]
+            if first == 0x28 {  // (xx: two characters
+                index += 1
                 var end = index
-                while end < characters.count, characters[end] != "]" { end += 1 }
-                defer { index = min(end + 1, characters.count) }
-                return String(characters[index..<end])
+                for _ in 0..<2 where end < bytes.count { end += sequenceLength(at: end) }
+                defer { index = end }
+                return String(decoding: bytes[index..<end], as: UTF8.self)
             }
-            return String(first)
+            if first == 0x5B {  // [name]
+                index += 1
+                var end = index
+                while end < bytes.count, bytes[end] != 0x5D { end += 1 }
+                defer { index = min(end + 1, bytes.count) }
+                return String(decoding: bytes[index..<end], as: UTF8.self)
+            }
+            let length = sequenceLength(at: index)
+            defer { index += length }
+            return String(decoding: bytes[index..<index + length], as: UTF8.self)
         }
         /// Skips a delimited argument (`\h'1n'`, `\w'text'`).
         func skipDelimited() {
-            guard index < characters.count else { return }
-            let delimiter = characters[index]
-            index += 1
-            while index < characters.count, characters[index] != delimiter { index += 1 }
-            index = min(index + 1, characters.count)
+            guard index < bytes.count else { return }
+            let length = sequenceLength(at: index)
+            let delimiter = bytes[index..<index + length]
+            index += length
+            while index < bytes.count, !bytes[index...].starts(with: delimiter) { index += 1 }
+            index = min(index + length, bytes.count)
         }
-        while index < characters.count {
-            let character = characters[index]
+        func append(_ text: String) { out.append(contentsOf: text.utf8) }
+        while index < bytes.count {
+            let byte = bytes[index]
             index += 1
-            guard character == "\\", index < characters.count else {
-                out.append(character)
+            guard byte == 0x5C, index < bytes.count else {
+                out.append(byte)
                 continue
             }
-            let escape = characters[index]
+            let escape = bytes[index]
             index += 1
             switch escape {
-            case "\"", "#": return out  // a comment to the end of the line
-            case "-": out.append("-")
-            case "e", "\\": out.append("\\")
-            case "&", "^", "|", ")", "%", "c", "d", "u", "r", "z", "{", "}", "a", "p", "k", "t", ":", ",", "/": break
-            case " ", "~", "0": out.append(" ")
-            case "'": out.append("´")
-            case "`": out.append("`")
-            case ".": out.append(".")
-            case "(", "[":
+            case UInt8(ascii: "\""), UInt8(ascii: "#"): return String(decoding: out, as: UTF8.self)  // a comment to the end of the line
+            case UInt8(ascii: "-"): out.append(UInt8(ascii: "-"))
+            case UInt8(ascii: "e"), UInt8(ascii: "\\"): out.append(UInt8(ascii: "\\"))
+            case UInt8(ascii: "&"), UInt8(ascii: "^"), UInt8(ascii: "|"), UInt8(ascii: ")"), UInt8(ascii: "%"), UInt8(ascii: "c"),
+                 UInt8(ascii: "d"), UInt8(ascii: "u"), UInt8(ascii: "r"), UInt8(ascii: "z"), UInt8(ascii: "{"), UInt8(ascii: "}"),
+                 UInt8(ascii: "a"), UInt8(ascii: "p"), UInt8(ascii: "k"), UInt8(ascii: "t"), UInt8(ascii: ":"), UInt8(ascii: ","),
+                 UInt8(ascii: "/"):
+                break
+            case UInt8(ascii: " "), UInt8(ascii: "~"), UInt8(ascii: "0"): out.append(UInt8(ascii: " "))
+            case UInt8(ascii: "'"): append("´")
+            case UInt8(ascii: "`"): out.append(UInt8(ascii: "`"))
+            case UInt8(ascii: "."): out.append(UInt8(ascii: "."))
+            case UInt8(ascii: "("), UInt8(ascii: "["):
                 index -= 1
                 let glyph = name()
-                if glyph.hasPrefix("u"), glyph.count >= 5, let scalar = UInt32(glyph.dropFirst().prefix { $0 != "_" }, radix: 16).flatMap(Unicode.Scalar.init) {
-                    out.unicodeScalars.append(scalar)
+                if glyph.hasPrefix("u"), glyph.utf8.count >= 5,
+                   let scalar = UInt32(glyph.dropFirst().prefix { $0 != "_" }, radix: 16).flatMap(Unicode.Scalar.init) {
+                    append(String(scalar))
                 } else if glyph.hasPrefix("char"), let code = UInt32(glyph.dropFirst(4)).flatMap(Unicode.Scalar.init) {
-                    out.unicodeScalars.append(code)
+                    append(String(code))
                 } else {
-                    out += glyphs[glyph] ?? ""
+                    append(glyphs[glyph] ?? "")
                 }
-            case "*":
+            case UInt8(ascii: "*"):
                 let string = name()
-                out += ["lq": "“", "rq": "”", "R": "®", "Tm": "™", "aq": "'", "Aq": "'", "q": "\"", "L\"": "“", "R\"": "”"][string] ?? ""
-            case "f", "F", "n", "g", "m", "M", "V", "Y", "$":
-                if escape == "n", index < characters.count, characters[index] == "+" || characters[index] == "-" { index += 1 }
+                append(["lq": "“", "rq": "”", "R": "®", "Tm": "™", "aq": "'", "Aq": "'", "q": "\"", "L\"": "“", "R\"": "”"][string] ?? "")
+            case UInt8(ascii: "f"), UInt8(ascii: "F"), UInt8(ascii: "n"), UInt8(ascii: "g"), UInt8(ascii: "m"), UInt8(ascii: "M"),
+                 UInt8(ascii: "V"), UInt8(ascii: "Y"), UInt8(ascii: "$"):
+                if escape == UInt8(ascii: "n"), index < bytes.count, bytes[index] == UInt8(ascii: "+") || bytes[index] == UInt8(ascii: "-") { index += 1 }
                 _ = name()
-            case "s":
-                if index < characters.count, characters[index] == "+" || characters[index] == "-" { index += 1 }
-                if index < characters.count, characters[index] == "(" || characters[index] == "[" || characters[index] == "'" {
-                    if characters[index] == "'" { skipDelimited() } else { _ = name() }
+            case UInt8(ascii: "s"):
+                if index < bytes.count, bytes[index] == UInt8(ascii: "+") || bytes[index] == UInt8(ascii: "-") { index += 1 }
+                if index < bytes.count, bytes[index] == UInt8(ascii: "(") || bytes[index] == UInt8(ascii: "[") || bytes[index] == UInt8(ascii: "'") {
+                    if bytes[index] == UInt8(ascii: "'") { skipDelimited() } else { _ = name() }
                 } else {
-                    while index < characters.count, characters[index].isNumber { index += 1 }
+                    while index < bytes.count, bytes[index] >= 0x30 && bytes[index] <= 0x39 { index += 1 }
                 }
-            case "h", "v", "w", "o", "b", "l", "L", "D", "N", "x", "X", "A", "B", "C", "R", "S", "Z":
+            case UInt8(ascii: "h"), UInt8(ascii: "v"), UInt8(ascii: "w"), UInt8(ascii: "o"), UInt8(ascii: "b"), UInt8(ascii: "l"),
+                 UInt8(ascii: "L"), UInt8(ascii: "D"), UInt8(ascii: "N"), UInt8(ascii: "x"), UInt8(ascii: "X"), UInt8(ascii: "A"),
+                 UInt8(ascii: "B"), UInt8(ascii: "C"), UInt8(ascii: "R"), UInt8(ascii: "S"), UInt8(ascii: "Z"):
                 skipDelimited()
-            default: out.append(escape)
+            default:
+                // Any other escaped character stands for itself (the whole of a multi-byte one).
+                index -= 1
+                let length = sequenceLength(at: index)
+                out.append(contentsOf: bytes[index..<index + length])
+                index += length
             }
         }
-        return out
+        return String(decoding: out, as: UTF8.self)
     }
 }

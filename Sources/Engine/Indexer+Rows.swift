@@ -71,10 +71,8 @@ extension Indexer {
         guard !fields.isEmpty else { return nil }
         var object: [String: String] = [:]
         for field in fields { object[field.key] = field.value.description }
-        guard let data = try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys]) else { return nil }
-        return String(decoding: data, as: UTF8.self)
+        return IndexedFile.metadataJSON(object)
     }
-
 }
 
 extension IndexedFile {

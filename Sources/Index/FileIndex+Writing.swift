@@ -10,11 +10,11 @@ extension FileIndex {
     /// file became a segment of its own and the merging cost more than the indexing.
     public func upsert(_ files: [IndexedFile]) throws(IndexError) {
         // The last row for a path wins (FTS5 must not be given one rowid twice).
-        var last: [[UInt8]: Int] = [:]
-        for (i, file) in files.enumerated() { last[file.path] = i }
-        let files = files.enumerated().filter { last[$0.element.path] == $0.offset }.map(\.element)
+        var last: [PathKey: Int] = [:]
+        for (i, file) in files.enumerated() { last[PathKey(file.path)] = i }
+        let files = files.enumerated().filter { last[PathKey($0.element.path)] == $0.offset }.map(\.element)
         // Compression and identifier splitting happen before the write lock is taken.
-        let parts = files.map { IdentifierParts.split($0.name + "\n" + $0.text) }
+        let parts = files.map { IdentifierParts.split($0.name, $0.text) }
         let stored = zip(files, parts).map { (body: StoredText.deflate($0.text), parts: StoredText.deflate($1)) }
         try write { db in
             let existing = try db.cachedStatement(sql: "SELECT id FROM files WHERE path = ?")
@@ -152,28 +152,42 @@ extension FileIndex {
 /// Response`), indexed beside the text so a part finds the whole. unicode61 already splits
 /// `snake_case` and `dotted.names` at their punctuation.
 package enum IdentifierParts {
-    /// The pieces of every mixed-case ASCII word in `text`, space-separated. Works on UTF-8
-    /// bytes: it runs over every indexed text, and Character properties would cost more than
-    /// the rest of indexing.
-    package static func split(_ text: String) -> String {
+    /// The pieces of every mixed-case ASCII word in `texts`, space-separated. Works on UTF-8
+    /// bytes through a table of byte classes: it runs over every indexed text, and Character
+    /// properties would cost more than the rest of indexing.
+    package static func split(_ texts: String...) -> String {
         var out: [UInt8] = []
-        var text = text
-        text.withUTF8 { bytes in
+        for var text in texts { text.withUTF8 { scan($0, into: &out) } }
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    private static let (lower, upper, digit): (UInt8, UInt8, UInt8) = (1, 2, 3)
+    /// Each byte's class: 0 for anything but an ASCII letter or digit.
+    private static let classes: [UInt8] = (0...255).map { byte in
+        isLower(UInt8(byte)) ? lower : isUpper(UInt8(byte)) ? upper : isDigit(UInt8(byte)) ? digit : 0
+    }
+
+    private static func scan(_ bytes: UnsafeBufferPointer<UInt8>, into out: inout [UInt8]) {
+        classes.withUnsafeBufferPointer { classes in
+            let count = bytes.count
             var i = 0
-            while i < bytes.count {
-                guard isAlphanumeric(bytes[i]) else { i += 1; continue }
+            while i < count {
+                guard classes[Int(bytes[i])] != 0 else { i += 1; continue }
                 let start = i
                 var mixed = false
-                while i < bytes.count, isAlphanumeric(bytes[i]) {
-                    if i > start, isUpper(bytes[i]), !isUpper(bytes[i - 1]) || (i + 1 < bytes.count && isLower(bytes[i + 1])) {
-                        mixed = true
-                    }
+                var previous = classes[Int(bytes[i])]
+                i += 1
+                while i < count {
+                    let kind = classes[Int(bytes[i])]
+                    if kind == 0 { break }
+                    // A capital after a lowercase letter or digit, or before a lowercase one.
+                    if kind == upper, !mixed, previous != upper || (i + 1 < count && classes[Int(bytes[i + 1])] == lower) { mixed = true }
+                    previous = kind
                     i += 1
                 }
-                if mixed, i - start > 3 { appendPieces(bytes[start..<i], to: &out) }
+                if mixed, i - start > 3 { appendPieces(UnsafeBufferPointer(rebasing: bytes[start..<i]), to: &out) }
             }
         }
-        return String(decoding: out, as: UTF8.self)
     }
 
     /// `word` cut before each capital that starts a new piece (`parseHTTPResponse` → parse HTTP Response).

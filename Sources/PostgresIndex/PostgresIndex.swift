@@ -143,7 +143,7 @@ public final class PostgresIndex: IndexStore {
     }
 
     private func write(_ files: [IndexedFile], lane: Int) throws(IndexError) {
-        let parts = files.map { IdentifierParts.split($0.name + "\n" + $0.text) }
+        let parts = files.map { IdentifierParts.split($0.name, $0.text) }
         let now = Date().timeIntervalSince1970
         try run(transaction: true, lane: lane) { connection throws(IndexError) in
             for (file, parts) in zip(files, parts) {

@@ -82,3 +82,63 @@ struct SearchQueryTests {
         }
     }
 }
+
+@Suite("Writing rows: identifier pieces and metadata JSON")
+struct RowWritingTests {
+    /// The splitting as first written (one pass of comparisons over the concatenation of
+    /// name and text), kept as the reference the table-driven version must agree with.
+    static func referenceSplit(_ text: String) -> String {
+        func isUpper(_ c: UInt8) -> Bool { c >= 0x41 && c <= 0x5A }
+        func isLower(_ c: UInt8) -> Bool { c >= 0x61 && c <= 0x7A }
+        func isDigit(_ c: UInt8) -> Bool { c >= 0x30 && c <= 0x39 }
+        func isAlphanumeric(_ c: UInt8) -> Bool { isUpper(c) || isLower(c) || isDigit(c) }
+        let bytes = Array(text.utf8)
+        var out: [UInt8] = []
+        var i = 0
+        while i < bytes.count {
+            guard isAlphanumeric(bytes[i]) else { i += 1; continue }
+            let start = i
+            var mixed = false
+            while i < bytes.count, isAlphanumeric(bytes[i]) {
+                if i > start, isUpper(bytes[i]), !isUpper(bytes[i - 1]) || (i + 1 < bytes.count && isLower(bytes[i + 1])) { mixed = true }
+                i += 1
+            }
+            if mixed, i - start > 3 {
+                if !out.isEmpty { out.append(0x20) }
+                var previous: UInt8 = 0
+                for j in start..<i {
+                    let c = bytes[j], next = j + 1 < i ? bytes[j + 1] : 0
+                    if j > start, isUpper(c), isLower(previous) || isDigit(previous) || (isUpper(previous) && isLower(next)) { out.append(0x20) }
+                    out.append(c)
+                    previous = c
+                }
+            }
+        }
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    @Test("identifier pieces: name and text split apart equal the reference over their concatenation")
+    func identifierPieces() {
+        #expect(IdentifierParts.split("parseHTTPResponse", "x getURLForKey2 snake_case XMLHttpRequest ab") == "parse HTTP Response get URL For Key2 XML Http Request")
+        let alphabet = Array("aAbBzZ09_ .\n-é😀".unicodeScalars)
+        var generator = SystemRandomNumberGenerator()
+        for _ in 0..<3_000 {
+            func random() -> String {
+                String(String.UnicodeScalarView((0..<Int.random(in: 0...40, using: &generator)).map { _ in alphabet.randomElement(using: &generator)! }))
+            }
+            let (name, text) = (random(), random())
+            #expect(IdentifierParts.split(name, text) == Self.referenceSplit(name + "\n" + text), "\(name) / \(text)")
+        }
+    }
+
+    @Test("metadata JSON: what JSONSerialization reads back, and its very bytes for the keys it orders alike")
+    func metadataJSON() throws {
+        let metadata = ["title": "A/B \"quoted\" \\ tab\tnew\nline \u{1} é 😀", "author": "Ann", "pages": "12", "": "empty key"]
+        let json = IndexedFile.metadataJSON(metadata)
+        let parsed = try #require(try JSONSerialization.jsonObject(with: Data(json.utf8)) as? [String: String])
+        #expect(parsed == metadata)
+        let foundation = try JSONSerialization.data(withJSONObject: metadata, options: [.sortedKeys])
+        #expect(json == String(decoding: foundation, as: UTF8.self))
+        #expect(IndexedFile.metadataJSON([:]) == "{}")
+    }
+}
