@@ -15,6 +15,8 @@
 #include <string.h>
 #include <tesseract/capi.h>
 #include <time.h>
+#include <unistd.h>
+#include <errno.h>
 #include "docent_ocr.h"
 
 static TessBaseAPI *engine;
@@ -168,6 +170,25 @@ void docent_sha256(const void *bytes, size_t length, unsigned char digest[32]) {
     fz_sha256_init(&state);
     fz_sha256_update(&state, bytes, length);
     fz_sha256_final(&state, digest);
+}
+
+int docent_sha256_fd(int fd, unsigned char digest[32]) {
+    static const size_t piece = 1 << 20;
+    unsigned char *buffer = malloc(piece);
+    if (!buffer) return -1;
+    fz_sha256 state;
+    fz_sha256_init(&state);
+    int result = 0;
+    for (;;) {
+        ssize_t n = read(fd, buffer, piece);
+        if (n < 0 && errno == EINTR) continue;
+        if (n < 0) { result = -1; break; }
+        if (n == 0) break;
+        fz_sha256_update(&state, buffer, (size_t)n);
+    }
+    fz_sha256_final(&state, digest);
+    free(buffer);
+    return result;
 }
 
 const char *docent_ocr_version(void) { return TessVersion(); }

@@ -213,17 +213,19 @@ final class RunState: Sendable {
     /// goes on with the rest.
     static let largeFileBytes: Int64 = 2 << 20
     private let largeLane = LargeLane()
+    /// The last large files read, so a byte-identical copy is read once.
+    private let identical = IdenticalFiles()
 
     /// One worker's loop: take a path, make its row, add it to the batch.
     func work(indexer: Indexer, queue: WorkQueue<QueuedFile>) {
         let loader = try? DocumentLoader(documents: indexer.documents, types: indexer.types, readLimit: indexer.readLimit)
-        func read(_ path: FilePath) {
+        func read(_ path: FilePath, large: Bool = false) {
             done.add(1, ordering: .relaxed)
-            if let row = indexer.row(for: path, loader: loader) { store([row], indexer: indexer) }
+            if let row = indexer.row(for: path, loader: loader, identical: large ? identical : nil) { store([row], indexer: indexer) }
             report(path.removingLastComponent())
         }
         func readLarge(_ path: FilePath) {
-            read(path)
+            read(path, large: true)
             largeLane.release()
         }
         while true {

@@ -7,8 +7,9 @@ import SystemPackage
 
 extension Indexer {
     /// One file's row: classified, opened, its text and metadata; failures recorded on it.
-    /// Nil when the file is gone (it leaves no trace).
-    func row(for path: FilePath, loader: DocumentLoader?) -> IndexedFile? {
+    /// Nil when the file is gone (it leaves no trace). With `identical`, what was read from a
+    /// byte-identical large file met before in the run is used instead of reading this one.
+    func row(for path: FilePath, loader: DocumentLoader?, identical: IdenticalFiles? = nil) -> IndexedFile? {
         gate.pass()  // paused: wait here
         guard let loader else {
             guard let status = try? FileStatus.lstat(path) else { return nil }
@@ -37,7 +38,9 @@ extension Indexer {
         // With OCR on, images and PDFs go to the helper too: Tesseract and Leptonica are C
         // over untrusted pictures, and OCR runs under the helper's budgets.
         let ocr = helpers.budget.ocr != nil && OCR.applies(to: classification.contentType)
-        if prepared.selection?.group.runsIsolated == true || (ocr && prepared.selection != nil) {
+        if let identical, let copy = identical.extraction(for: path, status: status, contentType: classification.contentType.identifier) {
+            extraction = .success(copy)
+        } else if prepared.selection?.group.runsIsolated == true || (ocr && prepared.selection != nil) {
             extraction = helpers.extract(path, preview: false, text: true)
         } else {
             do {
@@ -47,6 +50,7 @@ extension Indexer {
                 extraction = .failure(.unopenable("\(error)"))
             }
         }
+        if let identical, case .success(let read?) = extraction, row.errorKind == nil { identical.remember(read, path: path, status: status) }
         switch extraction {
         case .success(nil):
             return nil  // gone while being read

@@ -112,6 +112,25 @@ struct IndexSearchTests {
         #expect(try run(["index", "--json"])["indexed"] as? Int == 0)
     }
 
+    @Test("Large files: byte-identical copies are all found with their own names; a same-size file with other bytes keeps its own text")
+    func identicalLargeFiles() throws {
+        // Over the 2 MiB from which files are read one at a time and copies read once.
+        let filler = String(repeating: "plain filler line of the large file\n", count: 70_000)
+        try dir.write("tree/large/a.txt", filler + "alphaword\n")
+        try dir.write("tree/large/b.txt", filler + "alphaword\n")
+        try dir.write("tree/large/nested/c.txt", filler + "gammaword\n")  // same size, other bytes
+        try dir.write("tree/large/d.txt", filler + "alphaword\n")
+        let summary = try index([root + "/large"])
+        #expect(summary["indexed"] as? Int == 4)
+        #expect(try search("alphaword").paths == ["large/a.txt", "large/b.txt", "large/d.txt"])
+        #expect(try search("gammaword").paths == ["large/nested/c.txt"])
+        // A copy changed after it was read is not mistaken for the other: edited in place.
+        try dir.write("tree/large/b.txt", filler + "betaword!\n")
+        #expect(try index()["indexed"] as? Int == 1)
+        #expect(try search("betaword").paths == ["large/b.txt"])
+        #expect(try search("alphaword").paths == ["large/a.txt", "large/d.txt"])
+    }
+
     @Test("Index, change the tree, re-index: the index follows the filesystem", arguments: TestStore.allCases)
     func followsTheTree(store: TestStore) throws {
         let env = try environment(store)

@@ -26,6 +26,10 @@ void docent_ocr_result_free(DocentOCRResult *result);
 /* The SHA-256 of `bytes` (MuPDF's), for the OCR cache's keys. */
 void docent_sha256(const void *bytes, size_t length, unsigned char digest[32]);
 
+/* The SHA-256 of what is read from `fd` to its end (a file of any size, read in 1 MiB
+   pieces); 0, or -1 when a read failed. */
+int docent_sha256_fd(int fd, unsigned char digest[32]);
+
 /* Tesseract's version. */
 const char *docent_ocr_version(void);
 

@@ -1,0 +1,67 @@
+import COCR
+import FileAccess
+import Synchronization
+import SystemPackage
+
+/// A run's last few large files and what was read from them, so that a byte-identical copy
+/// (the same manual installed twice, a download kept in two places) is read once: a file of
+/// the same size as one of them is hashed, and so is that one (if unchanged since), and on
+/// equal SHA-256 digests the extraction is reused. Files of other sizes cost nothing.
+final class IdenticalFiles: Sendable {
+    private struct Entry: Sendable {
+        var path: FilePath
+        var signature: FileSignatureKey
+        var digest: [UInt8]?
+        var extraction: Extraction
+    }
+
+    /// How many large files are remembered (a few: their texts are held meanwhile).
+    static let capacity = 4
+    private let entries = Mutex<[Entry]>([])
+
+    /// The extraction of a remembered file with the same bytes as `path` (`status` its
+    /// `lstat`), of content type `contentType`; nil when none.
+    func extraction(for path: FilePath, status: FileStatus, contentType: String) -> Extraction? {
+        let sameSize = entries.withLock { $0.filter { $0.signature.size == status.size && $0.extraction.contentType == contentType } }
+        guard !sameSize.isEmpty, let digest = Self.digest(path, expected: status) else { return nil }
+        for entry in sameSize {
+            let theirs: [UInt8]
+            if let known = entry.digest {
+                theirs = known
+            } else {
+                // Hashed now, if the file is still the one that was read.
+                guard let current = try? FileStatus.lstat(entry.path), FileSignatureKey(current) == entry.signature,
+                      let computed = Self.digest(entry.path, expected: current) else { continue }
+                theirs = computed
+                entries.withLock { entries in
+                    if let i = entries.firstIndex(where: { $0.path == entry.path }) { entries[i].digest = computed }
+                }
+            }
+            if theirs == digest { return entry.extraction }
+        }
+        return nil
+    }
+
+    /// Remembers what was read from `path`, the oldest entry making room.
+    func remember(_ extraction: Extraction, path: FilePath, status: FileStatus) {
+        entries.withLock { entries in
+            entries.removeAll { $0.path == path }
+            entries.append(Entry(path: path, signature: FileSignatureKey(status), digest: nil, extraction: extraction))
+            if entries.count > Self.capacity { entries.removeFirst() }
+        }
+    }
+
+    /// The SHA-256 of the file at `path`, if it is still the file `expected` describes.
+    private static func digest(_ path: FilePath, expected: FileStatus) -> [UInt8]? {
+        guard let file = try? ReadOnlyFile(path, expected: expected) else { return nil }
+        var digest = [UInt8](repeating: 0, count: 32)
+        guard docent_sha256_fd(file.descriptor, &digest) == 0 else { return nil }
+        return digest
+    }
+}
+
+/// What tells a file apart from its replacement: device, inode, size, modification time.
+private struct FileSignatureKey: Hashable, Sendable {
+    var device: UInt64, inode: UInt64, size: Int64, modified: Int64
+    init(_ status: FileStatus) { (device, inode, size, modified) = (status.device, status.inode, status.size, status.modified) }
+}
