@@ -59,7 +59,8 @@ struct IndexCommand: ParsableCommand {
         if json {
             Output.line(JSONRenderer.encode(summary))
         } else {
-            Output.line("\(summary.files) files: \(summary.indexed) indexed, \(summary.unchanged) unchanged, \(summary.moved) moved, "
+            let copies = summary.identicalCopies > 0 ? " (\(summary.identicalCopies) as copies of files just read)" : ""
+            Output.line("\(summary.files) files: \(summary.indexed) indexed\(copies), \(summary.unchanged) unchanged, \(summary.moved) moved, "
                         + "\(summary.removed) removed, \(summary.errors) with errors, in \(String(format: "%.2f", summary.seconds)) s")
         }
     }

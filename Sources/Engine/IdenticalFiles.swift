@@ -1,4 +1,5 @@
 import COCR
+import Documents
 import FileAccess
 import Synchronization
 import SystemPackage
@@ -7,7 +8,14 @@ import SystemPackage
 /// (the same manual installed twice, a download kept in two places) is read once: a file of
 /// the same size as one of them is hashed, and so is that one (if unchanged since), and on
 /// equal SHA-256 digests the extraction is reused. Files of other sizes cost nothing.
+///
+/// Some readers look at the file's name too (a `.gz` names what it holds, TagLib picks its
+/// parser by extension, an app's own document type may do anything), so a copy under
+/// another name reuses only what a reader of bytes alone made: MuPDF's PDF text.
 final class IdenticalFiles: Sendable {
+    /// Document types whose extraction depends on the bytes alone, not the file's name.
+    static let nameBlindReaders: Set<String> = [PDFDocument.group.documentTypeName]
+
     private struct Entry: Sendable {
         var path: FilePath
         var signature: FileSignatureKey
@@ -18,11 +26,18 @@ final class IdenticalFiles: Sendable {
     /// How many large files are remembered (a few: their texts are held meanwhile).
     static let capacity = 4
     private let entries = Mutex<[Entry]>([])
+    /// Copies whose extraction was reused.
+    let reused = Atomic<Int>(0)
 
     /// The extraction of a remembered file with the same bytes as `path` (`status` its
     /// `lstat`), of content type `contentType`; nil when none.
     func extraction(for path: FilePath, status: FileStatus, contentType: String) -> Extraction? {
-        let sameSize = entries.withLock { $0.filter { $0.signature.size == status.size && $0.extraction.contentType == contentType } }
+        let sameSize = entries.withLock {
+            $0.filter { entry in
+                entry.signature.size == status.size && entry.extraction.contentType == contentType
+                    && (entry.path.lastComponent == path.lastComponent || Self.nameBlindReaders.contains(entry.extraction.documentType))
+            }
+        }
         guard !sameSize.isEmpty, let digest = Self.digest(path, expected: status) else { return nil }
         for entry in sameSize {
             let theirs: [UInt8]
@@ -37,7 +52,10 @@ final class IdenticalFiles: Sendable {
                     if let i = entries.firstIndex(where: { $0.path == entry.path }) { entries[i].digest = computed }
                 }
             }
-            if theirs == digest { return entry.extraction }
+            if theirs == digest {
+                reused.add(1, ordering: .relaxed)
+                return entry.extraction
+            }
         }
         return nil
     }

@@ -169,6 +169,7 @@ final class IndexRun {
         }
         let (done, errors) = try shared.finish(indexer: indexer)
         summary.indexed = done - directoryErrors
+        summary.identicalCopies = shared.identicalCopies
         summary.errors = errors
         summary.removed += try indexer.index.remove(removals)
         removals.removeAll()
@@ -215,6 +216,8 @@ final class RunState: Sendable {
     private let largeLane = LargeLane()
     /// The last large files read, so a byte-identical copy is read once.
     private let identical = IdenticalFiles()
+    /// Large files whose bytes were those of one read before.
+    var identicalCopies: Int { identical.reused.load(ordering: .relaxed) }
 
     /// One worker's loop: take a path, make its row, add it to the batch.
     func work(indexer: Indexer, queue: WorkQueue<QueuedFile>) {

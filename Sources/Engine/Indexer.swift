@@ -18,6 +18,8 @@ public struct IndexSummary: Sendable, Codable, Equatable {
     public var unchanged = 0
     /// Rows moved to a new path (same device and inode) without re-reading.
     public var moved = 0
+    /// Large files read as byte-identical copies of one read just before (not opened again).
+    public var identicalCopies = 0
     /// Rows of files no longer there.
     public var removed = 0
     /// Files stored with an error, and directories that could not be read.

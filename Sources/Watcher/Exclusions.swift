@@ -27,7 +27,7 @@ public struct Exclusions: Sendable, Hashable {
     /// Names of marker files (`.noindex`): a directory holding one is left alone with
     /// everything under it, as Spotlight and Nextcloud do.
     public private(set) var markers: Set<FilePath.Component> = [] {
-        didSet { markerNames = markers.map { Array($0.string.utf8) } }
+        didSet { markerNames = Self.sortedBytes(markers.map(\.string)) }
     }
     private var markerNames: [[UInt8]] = []
 
@@ -37,7 +37,7 @@ public struct Exclusions: Sendable, Hashable {
         self.paths = Set(paths)
         pathParents = Set(paths.map { $0.removingLastComponent() })
         self.markers = Set(markers.compactMap { FilePath.Component($0) })
-        markerNames = self.markers.map { Array($0.string.utf8) }
+        markerNames = Self.sortedBytes(self.markers.map(\.string))
         for pattern in patterns where !pattern.isEmpty {
             if pattern.contains("/") {
                 pathPatterns.append(pattern)
@@ -48,7 +48,12 @@ public struct Exclusions: Sendable, Hashable {
                 literalNames.insert(Array(pattern.utf8))
             }
         }
-        nameMatchers = literalNames.map { .literal($0) } + nameMatchers
+        // Sorted: derived values must not differ between equal exclusions (they are Hashable).
+        nameMatchers = literalNames.sorted { $0.lexicographicallyPrecedes($1) }.map { .literal($0) } + nameMatchers
+    }
+
+    private static func sortedBytes(_ names: [String]) -> [[UInt8]] {
+        names.map { Array($0.utf8) }.sorted { $0.lexicographicallyPrecedes($1) }
     }
 
     /// Every pattern, plain names first.

@@ -112,23 +112,65 @@ struct IndexSearchTests {
         #expect(try run(["index", "--json"])["indexed"] as? Int == 0)
     }
 
-    @Test("Large files: byte-identical copies are all found with their own names; a same-size file with other bytes keeps its own text")
+    @Test("Large files: a byte-identical copy of one just read is not read again; copies under another name, or same-size files with other bytes, are read for themselves")
     func identicalLargeFiles() throws {
-        // Over the 2 MiB from which files are read one at a time and copies read once.
+        // Over the 2 MiB from which files are read one at a time and copies looked for.
         let filler = String(repeating: "plain filler line of the large file\n", count: 70_000)
-        try dir.write("tree/large/a.txt", filler + "alphaword\n")
-        try dir.write("tree/large/b.txt", filler + "alphaword\n")
-        try dir.write("tree/large/nested/c.txt", filler + "gammaword\n")  // same size, other bytes
-        try dir.write("tree/large/d.txt", filler + "alphaword\n")
+        try dir.write("tree/large/a/notes.txt", filler + "alphaword\n")
+        try dir.write("tree/large/b/notes.txt", filler + "alphaword\n")    // a copy: the same name
+        try dir.write("tree/large/c/notes.txt", filler + "gammaword\n")    // same name and size, other bytes
+        try dir.write("tree/large/d/renamed.txt", filler + "alphaword\n")  // a copy under another name
         let summary = try index([root + "/large"])
         #expect(summary["indexed"] as? Int == 4)
-        #expect(try search("alphaword").paths == ["large/a.txt", "large/b.txt", "large/d.txt"])
-        #expect(try search("gammaword").paths == ["large/nested/c.txt"])
-        // A copy changed after it was read is not mistaken for the other: edited in place.
-        try dir.write("tree/large/b.txt", filler + "betaword!\n")
+        // Plain text's reader may look at the name, so only the same-named copy is taken as one.
+        #expect(summary["identicalCopies"] as? Int == 1)
+        #expect(try search("alphaword").paths == ["large/a/notes.txt", "large/b/notes.txt", "large/d/renamed.txt"])
+        #expect(try search("gammaword").paths == ["large/c/notes.txt"])
+        // A copy edited after it was read is read again for itself.
+        try dir.write("tree/large/b/notes.txt", filler + "betaword!\n")
         #expect(try index()["indexed"] as? Int == 1)
-        #expect(try search("betaword").paths == ["large/b.txt"])
-        #expect(try search("alphaword").paths == ["large/a.txt", "large/d.txt"])
+        #expect(try search("betaword").paths == ["large/b/notes.txt"])
+        #expect(try search("alphaword").paths == ["large/a/notes.txt", "large/d/renamed.txt"])
+    }
+
+    @Test("A large PDF copied under another name is read once: its reader reads bytes alone")
+    func identicalLargePDFs() throws {
+        let pdf = Self.pdf(pages: 120, word: "quokkaword")
+        #expect(pdf.count > 2 << 20)
+        try dir.write("tree/pdfs/manual.pdf", bytes: pdf)
+        try dir.write("tree/pdfs/old/manual-copy.pdf", bytes: pdf)
+        let summary = try index([root + "/pdfs"])
+        #expect(summary["indexed"] as? Int == 2)
+        #expect(summary["errors"] as? Int == 0)
+        #expect(summary["identicalCopies"] as? Int == 1)
+        #expect(try search("quokkaword").paths == ["pdfs/manual.pdf", "pdfs/old/manual-copy.pdf"])
+    }
+
+    /// A valid PDF (cross-reference table with exact offsets) of `pages` pages of Helvetica
+    /// text, each about 20 KB of content, with `word` on the last page.
+    static func pdf(pages: Int, word: String) -> [UInt8] {
+        var out: [UInt8] = Array("%PDF-1.4\n".utf8)
+        var offsets: [Int] = []
+        func object(_ body: String) {
+            offsets.append(out.count)
+            out += Array("\(offsets.count) 0 obj\n".utf8) + Array(body.utf8) + Array("\nendobj\n".utf8)
+        }
+        let kids = (0..<pages).map { "\(4 + 2 * $0) 0 R" }.joined(separator: " ")
+        object("<< /Type /Catalog /Pages 2 0 R >>")
+        object("<< /Type /Pages /Kids [\(kids)] /Count \(pages) >>")
+        object("<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>")
+        for page in 0..<pages {
+            var content = ""
+            for line in 0..<320 { content += "BT /F1 9 Tf 40 \(760 - line * 2) Td (line \(line) of page \(page) filler text) Tj ET\n" }
+            if page == pages - 1 { content += "BT /F1 12 Tf 40 40 Td (\(word)) Tj ET\n" }
+            object("<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources << /Font << /F1 3 0 R >> >> /Contents \(5 + 2 * page) 0 R >>")
+            object("<< /Length \(content.utf8.count) >>\nstream\n\(content)endstream")
+        }
+        let xref = out.count
+        out += Array("xref\n0 \(offsets.count + 1)\n0000000000 65535 f \n".utf8)
+        for offset in offsets { out += Array((String(repeating: "0", count: 10 - String(offset).count) + "\(offset) 00000 n \n").utf8) }
+        out += Array("trailer\n<< /Size \(offsets.count + 1) /Root 1 0 R >>\nstartxref\n\(xref)\n%%EOF\n".utf8)
+        return out
     }
 
     @Test("Index, change the tree, re-index: the index follows the filesystem", arguments: TestStore.allCases)

@@ -48,6 +48,9 @@ struct ExclusionsTests {
         #expect(exclusions.verdict(FilePath.Component(".noindex"), in: FilePath("/x"), checkingPaths: true) == .marker)
         #expect(exclusions.verdict(FilePath.Component("b.noindex"), in: FilePath("/x"), checkingPaths: true) == .excluded)
         #expect(exclusions.verdict(FilePath.Component("b"), in: FilePath("/x"), checkingPaths: true) == .kept)
+        // Equal settings make equal exclusions, whatever order plain names and markers came in.
+        let names = [".git", ".hg", "node_modules", ".cache", "__pycache__", "CVS", "*.swp"]
+        #expect(Exclusions(names, markers: [".noindex", ".nomedia"]) == Exclusions(names.reversed(), markers: [".nomedia", ".noindex"]))
         let only = Exclusions(paths: [FilePath("/a/b")])
         #expect(!only.mayExcludePaths(in: FilePath("/a/c")))
         #expect(only.adding(paths: [FilePath("/a/c/d")]).mayExcludePaths(in: FilePath("/a/c")))
