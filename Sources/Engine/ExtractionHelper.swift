@@ -208,11 +208,15 @@ public final class HelperPool: @unchecked Sendable {
     private var idle: [ExtractionHelper] = []
 
     /// A helper left holding more of its own memory than this after a document is ended (an
-    /// idle one holds about 8 MB; after a 2,400-page PDF, about 60 MB stayed for good).
-    static let retireAboveBytes = 32 << 20
+    /// idle one holds about 8 MB; after a 2,400-page PDF, about 60 MB stayed for good). With
+    /// OCR on, the bound leaves room for Tesseract (the `tesseract` command peaks at 60 MB on a
+    /// page here), whose model a helper keeps loaded from document to document: loading it
+    /// again for each would cost more than the memory.
+    let retireAboveBytes: Int
 
     public init(budget: DocumentBudget) {
         self.budget = budget
+        retireAboveBytes = budget.ocr == nil ? 32 << 20 : 128 << 20
     }
 
     /// Opens `path` in a helper process: its extraction (with the preview and the text when
@@ -234,7 +238,7 @@ public final class HelperPool: @unchecked Sendable {
         let helper = idle.popLast() ?? ExtractionHelper(budget: budget)
         lock.unlock()
         defer {
-            helper.retire(above: Self.retireAboveBytes)
+            helper.retire(above: retireAboveBytes)
             lock.lock()
             idle.append(helper)
             lock.unlock()
