@@ -167,27 +167,45 @@ package enum IdentifierParts {
         isLower(UInt8(byte)) ? lower : isUpper(UInt8(byte)) ? upper : isDigit(UInt8(byte)) ? digit : 0
     }
 
+    /// Finds the mixed-case words of `bytes`. A word is mixed when a capital inside it follows
+    /// a lowercase letter or digit, or a capital and comes before a lowercase letter; so the
+    /// scan looks only at capitals, found eight bytes at a time (most text has few), and
+    /// works out the word around one that qualifies.
     private static func scan(_ bytes: UnsafeBufferPointer<UInt8>, into out: inout [UInt8]) {
+        guard let base = bytes.baseAddress else { return }
         classes.withUnsafeBufferPointer { classes in
             let count = bytes.count
+            func kind(_ i: Int) -> UInt8 { i >= 0 && i < count ? classes[Int(base[i])] : 0 }
             var i = 0
             while i < count {
-                guard classes[Int(bytes[i])] != 0 else { i += 1; continue }
-                let start = i
-                var mixed = false
-                var previous = classes[Int(bytes[i])]
-                i += 1
-                while i < count {
-                    let kind = classes[Int(bytes[i])]
-                    if kind == 0 { break }
-                    // A capital after a lowercase letter or digit, or before a lowercase one.
-                    if kind == upper, !mixed, previous != upper || (i + 1 < count && classes[Int(bytes[i + 1])] == lower) { mixed = true }
-                    previous = kind
-                    i += 1
+                // Skip eight bytes at a time while none is a capital (a byte in 0x41...0x5A).
+                while i + 8 <= count {
+                    let word = UnsafeRawPointer(base + i).loadUnaligned(as: UInt64.self)
+                    if hasCapital(word) { break }
+                    i += 8
                 }
-                if mixed, i - start > 3 { appendPieces(UnsafeBufferPointer(rebasing: bytes[start..<i]), to: &out) }
+                guard i < count else { break }
+                guard kind(i) == upper else { i += 1; continue }
+                let previous = kind(i - 1)
+                guard previous != 0, previous != upper || kind(i + 1) == lower else { i += 1; continue }
+                // A mixed word: from the alphanumeric run's start to its end.
+                var start = i - 1
+                while start > 0, classes[Int(base[start - 1])] != 0 { start -= 1 }
+                var end = i + 1
+                while end < count, classes[Int(base[end])] != 0 { end += 1 }
+                if end - start > 3 { appendPieces(UnsafeBufferPointer(rebasing: bytes[start..<end]), to: &out) }
+                i = end
             }
         }
+    }
+
+    /// Whether any of the eight bytes of `word` is an ASCII capital (0x41...0x5A): the
+    /// "has a byte between m and n" test of the bit-twiddling hacks, m = 0x40, n = 0x5B.
+    @inline(__always)
+    private static func hasCapital(_ word: UInt64) -> Bool {
+        let ones: UInt64 = 0x0101_0101_0101_0101, low7 = ones &* 127, high = ones &* 128
+        let x = word & low7
+        return ((ones &* (127 + 0x5B)) &- x) & ~word & (x &+ ones &* (127 - 0x40)) & high != 0
     }
 
     /// `word` cut before each capital that starts a new piece (`parseHTTPResponse` → parse HTTP Response).
