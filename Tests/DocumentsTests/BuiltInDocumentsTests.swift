@@ -242,3 +242,17 @@ struct BuiltInDocumentsTests {
         for bad in ["", "D:", "D:19x8", "D:20221326", "D:20221026256000", "yesterday"] { #expect(iso(bad) == nil, "\(bad)") }
     }
 }
+
+@Suite("Man pages rendered as bytes")
+struct ManPageBytesTests {
+    @Test("CRLF line ends (one Character each, which a split on \"\\n\" never met) are lines; escapes and quoted arguments as before")
+    func crlfAndEscapes() {
+        let page = ManPage(".TH TOOL 1 \"2024-01-02\"\r\n.SH NAME\r\ntool \\- does \\fBthings\\fR\r\n.SH DESCRIPTION\r\n.B \"two words\" \\(em done\r\nna\\[u00EF]ve \\(co caf\\['e]\r\n")
+        #expect(page.name == "TOOL" && page.section == "1" && page.date == "2024-01-02")
+        #expect(page.summary == "does things")
+        #expect(page.sections.map(\.heading) == ["NAME", "DESCRIPTION"])
+        #expect(page.sections.last?.text == "two words — done naïve © café")
+        #expect(ManPage.arguments("a \"b \"\"c\"\"\" d\\ e \\\" comment") == ["a", "b \"c\"", "d\\ e"])
+        #expect(Escapes.render("\\s-1x\\s0 \\h'1n'y \\*(lqq\\*(rq \\e \\é") == "x y “q” \\ é")
+    }
+}
