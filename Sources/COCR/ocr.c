@@ -1,3 +1,4 @@
+#define _GNU_SOURCE
 /*
  * OCR for images and for PDF pages without a text layer: Tesseract (libtesseract's C API)
  * over pictures Leptonica reads or MuPDF draws. Runs in the helper process only, under its
@@ -189,6 +190,65 @@ int docent_sha256_fd(int fd, unsigned char digest[32]) {
     fz_sha256_final(&state, digest);
     free(buffer);
     return result;
+}
+
+/* The length of a `/ID [<hex> <hex>]` array at `p` (at most `n` bytes there), or 0. */
+static size_t file_identifier(const unsigned char *p, size_t n) {
+    size_t i = 3;  /* after "/ID" */
+    if (n < 3 || memcmp(p, "/ID", 3) != 0) return 0;
+    while (i < n && (p[i] == ' ' || p[i] == '\r' || p[i] == '\n' || p[i] == '\t')) i++;
+    if (i >= n || p[i] != '[') return 0;
+    i++;
+    for (int string = 0; string < 2; string++) {
+        while (i < n && (p[i] == ' ' || p[i] == '\r' || p[i] == '\n' || p[i] == '\t')) i++;
+        if (i >= n || p[i] != '<') return 0;
+        size_t digits = 0;
+        for (i++; i < n && digits <= 128 && ((p[i] >= '0' && p[i] <= '9') || (p[i] >= 'a' && p[i] <= 'f') || (p[i] >= 'A' && p[i] <= 'F')); i++) digits++;
+        if (i >= n || p[i] != '>' || digits == 0 || digits > 128) return 0;
+        i++;
+    }
+    while (i < n && (p[i] == ' ' || p[i] == '\r' || p[i] == '\n' || p[i] == '\t')) i++;
+    return i < n && p[i] == ']' ? i + 1 : 0;
+}
+
+int docent_sha256_pdf_fd(int fd, size_t limit, unsigned char digest[32]) {
+    size_t capacity = 1 << 20, length = 0;
+    unsigned char *bytes = malloc(capacity);
+    if (!bytes) return -1;
+    for (;;) {
+        if (length == capacity) {
+            if (capacity >= limit) { free(bytes); return -1; }
+            capacity = capacity * 2 > limit ? limit : capacity * 2;
+            unsigned char *grown = realloc(bytes, capacity);
+            if (!grown) { free(bytes); return -1; }
+            bytes = grown;
+        }
+        ssize_t n = read(fd, bytes + length, capacity - length);
+        if (n < 0 && errno == EINTR) continue;
+        if (n < 0) { free(bytes); return -1; }
+        if (n == 0) break;
+        length += (size_t)n;
+    }
+    fz_sha256 state;
+    fz_sha256_init(&state);
+    size_t from = 0, at = 0;
+    while (at + 3 <= length) {
+        const unsigned char *found = memmem(bytes + at, length - at, "/ID", 3);
+        if (!found) break;
+        size_t position = (size_t)(found - bytes);
+        size_t skip = file_identifier(found, length - position);
+        if (skip) {
+            fz_sha256_update(&state, bytes + from, position - from);
+            from = position + skip;
+            at = from;
+        } else {
+            at = position + 3;
+        }
+    }
+    fz_sha256_update(&state, bytes + from, length - from);
+    fz_sha256_final(&state, digest);
+    free(bytes);
+    return 0;
 }
 
 const char *docent_ocr_version(void) { return TessVersion(); }

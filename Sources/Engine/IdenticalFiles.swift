@@ -5,7 +5,8 @@ import Synchronization
 import SystemPackage
 
 /// A run's last few large files and what was read from them, so that a byte-identical copy
-/// (the same manual installed twice, a download kept in two places) is read once: a file of
+/// (a download kept in two places; for PDFs, the same build but for the file identifier) is
+/// read once: a file of
 /// the same size as one of them is hashed, and so is that one (if unchanged since), and on
 /// equal SHA-256 digests the extraction is reused. Files of other sizes cost nothing.
 ///
@@ -38,7 +39,8 @@ final class IdenticalFiles: Sendable {
                     && (entry.path.lastComponent == path.lastComponent || Self.nameBlindReaders.contains(entry.extraction.documentType))
             }
         }
-        guard !sameSize.isEmpty, let digest = Self.digest(path, expected: status) else { return nil }
+        let pdf = contentType == Self.pdf
+        guard !sameSize.isEmpty, let digest = Self.digest(path, expected: status, pdf: pdf) else { return nil }
         for entry in sameSize {
             let theirs: [UInt8]
             if let known = entry.digest {
@@ -46,7 +48,7 @@ final class IdenticalFiles: Sendable {
             } else {
                 // Hashed now, if the file is still the one that was read.
                 guard let current = try? FileStatus.lstat(entry.path), FileSignatureKey(current) == entry.signature,
-                      let computed = Self.digest(entry.path, expected: current) else { continue }
+                      let computed = Self.digest(entry.path, expected: current, pdf: pdf) else { continue }
                 theirs = computed
                 entries.withLock { entries in
                     if let i = entries.firstIndex(where: { $0.path == entry.path }) { entries[i].digest = computed }
@@ -69,12 +71,20 @@ final class IdenticalFiles: Sendable {
         }
     }
 
-    /// The SHA-256 of the file at `path`, if it is still the file `expected` describes.
-    private static func digest(_ path: FilePath, expected: FileStatus) -> [UInt8]? {
+    static let pdf = "com.adobe.pdf"
+    /// PDFs are hashed in memory, to leave their file identifiers out, up to this size;
+    /// larger ones byte for byte, streamed.
+    static let pdfDigestLimit = 32 << 20
+
+    /// The SHA-256 of the file at `path`, if it is still the file `expected` describes; of a
+    /// PDF, without its file identifiers (`/ID`), which differ between two builds of the
+    /// same document (the corpus's `refman.pdf` and `fullrefman.pdf` differ there alone).
+    private static func digest(_ path: FilePath, expected: FileStatus, pdf: Bool) -> [UInt8]? {
         guard let file = try? ReadOnlyFile(path, expected: expected) else { return nil }
         var digest = [UInt8](repeating: 0, count: 32)
-        guard docent_sha256_fd(file.descriptor, &digest) == 0 else { return nil }
-        return digest
+        let status = pdf && expected.size <= pdfDigestLimit
+            ? docent_sha256_pdf_fd(file.descriptor, pdfDigestLimit + 1, &digest) : docent_sha256_fd(file.descriptor, &digest)
+        return status == 0 ? digest : nil
     }
 }
 

@@ -133,22 +133,26 @@ struct IndexSearchTests {
         #expect(try search("alphaword").paths == ["large/a/notes.txt", "large/d/renamed.txt"])
     }
 
-    @Test("A large PDF copied under another name is read once: its reader reads bytes alone")
+    @Test("A large PDF copied under another name, or built again with another file identifier, is read once; one with other text is read")
     func identicalLargePDFs() throws {
-        let pdf = Self.pdf(pages: 120, word: "quokkaword")
+        let pdf = Self.pdf(pages: 120, word: "quokkaword", id: "0123456789ABCDEF")
         #expect(pdf.count > 2 << 20)
         try dir.write("tree/pdfs/manual.pdf", bytes: pdf)
         try dir.write("tree/pdfs/old/manual-copy.pdf", bytes: pdf)
+        try dir.write("tree/pdfs/full/manual-build.pdf", bytes: Self.pdf(pages: 120, word: "quokkaword", id: "FEDCBA9876543210"))
+        try dir.write("tree/pdfs/other/manual.pdf", bytes: Self.pdf(pages: 120, word: "wombatword", id: "0123456789ABCDEF"))
         let summary = try index([root + "/pdfs"])
-        #expect(summary["indexed"] as? Int == 2)
+        #expect(summary["indexed"] as? Int == 4)
         #expect(summary["errors"] as? Int == 0)
-        #expect(summary["identicalCopies"] as? Int == 1)
-        #expect(try search("quokkaword").paths == ["pdfs/manual.pdf", "pdfs/old/manual-copy.pdf"])
+        #expect(summary["identicalCopies"] as? Int == 2)
+        #expect(try search("quokkaword").paths == ["pdfs/full/manual-build.pdf", "pdfs/manual.pdf", "pdfs/old/manual-copy.pdf"])
+        #expect(try search("wombatword").paths == ["pdfs/other/manual.pdf"])
     }
 
     /// A valid PDF (cross-reference table with exact offsets) of `pages` pages of Helvetica
-    /// text, each about 20 KB of content, with `word` on the last page.
-    static func pdf(pages: Int, word: String) -> [UInt8] {
+    /// text, each about 20 KB of content, with `word` on the last page and the file
+    /// identifier `id` (hex) in its trailer.
+    static func pdf(pages: Int, word: String, id: String) -> [UInt8] {
         var out: [UInt8] = Array("%PDF-1.4\n".utf8)
         var offsets: [Int] = []
         func object(_ body: String) {
@@ -169,7 +173,7 @@ struct IndexSearchTests {
         let xref = out.count
         out += Array("xref\n0 \(offsets.count + 1)\n0000000000 65535 f \n".utf8)
         for offset in offsets { out += Array((String(repeating: "0", count: 10 - String(offset).count) + "\(offset) 00000 n \n").utf8) }
-        out += Array("trailer\n<< /Size \(offsets.count + 1) /Root 1 0 R >>\nstartxref\n\(xref)\n%%EOF\n".utf8)
+        out += Array("trailer\n<< /Size \(offsets.count + 1) /Root 1 0 R /ID [<\(id)> <\(id)>] >>\nstartxref\n\(xref)\n%%EOF\n".utf8)
         return out
     }
 

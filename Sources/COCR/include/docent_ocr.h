@@ -30,6 +30,12 @@ void docent_sha256(const void *bytes, size_t length, unsigned char digest[32]);
    pieces); 0, or -1 when a read failed. */
 int docent_sha256_fd(int fd, unsigned char digest[32]);
 
+/* The SHA-256 of the PDF read from `fd` (at most `limit` bytes; -1 past it or when a read
+   fails), leaving out the file identifiers (`/ID [<hex> <hex>]`): two builds of the same
+   document differ there alone. Only that exact shape is left out, so bytes that merely
+   contain "/ID" are hashed like the rest. */
+int docent_sha256_pdf_fd(int fd, size_t limit, unsigned char digest[32]);
+
 /* Tesseract's version. */
 const char *docent_ocr_version(void);
 
