@@ -30,6 +30,9 @@ final class IdenticalFiles: Sendable {
     /// Copies whose extraction was reused.
     let reused = Atomic<Int>(0)
 
+    /// The sizes of the files remembered: a file of one of them may be a copy.
+    var recentSizes: Set<Int64> { entries.withLock { Set($0.map(\.signature.size)) } }
+
     /// The extraction of a remembered file with the same bytes as `path` (`status` its
     /// `lstat`), of content type `contentType`; nil when none.
     func extraction(for path: FilePath, status: FileStatus, contentType: String) -> Extraction? {

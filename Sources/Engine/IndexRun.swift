@@ -233,7 +233,7 @@ final class RunState: Sendable {
         }
         while true {
             // A large file set aside, now that no other is being read.
-            if let path = largeLane.takeSetAside() {
+            if let path = largeLane.takeSetAside(preferring: identical.recentSizes) {
                 readLarge(path)
                 continue
             }
@@ -242,10 +242,10 @@ final class RunState: Sendable {
                 read(file.path)
                 continue
             }
-            if largeLane.claim(or: file.path) { readLarge(file.path) }
+            if largeLane.claim(or: file) { readLarge(file.path) }
         }
         // The queue is done: what was set aside, one at a time.
-        while let path = largeLane.nextSetAside() { readLarge(path) }
+        while let path = largeLane.nextSetAside(preferring: { identical.recentSizes }) { readLarge(path) }
     }
 
     /// Adds `rows` to the batch, writing the batch when it is full.
@@ -302,18 +302,20 @@ struct QueuedFile: Sendable {
     var size: Int64
 }
 
-/// Large files are read one at a time; those met meanwhile wait here.
+/// Large files are read one at a time; those met meanwhile wait here, in the order met
+/// (the crawl's, so a directory's files stay together), except that a file of the size of
+/// one just read goes first: it may be its copy, read once only while that one is remembered.
 private final class LargeLane: @unchecked Sendable {
     // Unchecked: `busy` and `setAside` are only touched under `condition`'s lock.
     private let condition = NSCondition()
     private var busy = false
-    private var setAside: [FilePath] = []
+    private var setAside: [QueuedFile] = []
 
-    /// Takes the lane for `path` (true), or sets `path` aside for later (false).
-    func claim(or path: FilePath) -> Bool {
+    /// Takes the lane for `file` (true), or sets `file` aside for later (false).
+    func claim(or file: QueuedFile) -> Bool {
         condition.withLock {
             if busy {
-                setAside.append(path)
+                setAside.append(file)
                 return false
             }
             busy = true
@@ -322,22 +324,27 @@ private final class LargeLane: @unchecked Sendable {
     }
 
     /// A file set aside, with the lane taken for it, if the lane is free now.
-    func takeSetAside() -> FilePath? {
+    func takeSetAside(preferring sizes: Set<Int64>) -> FilePath? {
         condition.withLock {
-            guard !busy, let path = setAside.popLast() else { return nil }
+            guard !busy, !setAside.isEmpty else { return nil }
             busy = true
-            return path
+            return next(preferring: sizes)
         }
     }
 
     /// Once the queue is done: a file set aside, waiting for the lane; nil when none remains.
-    func nextSetAside() -> FilePath? {
+    func nextSetAside(preferring sizes: () -> Set<Int64>) -> FilePath? {
         condition.withLock {
             while busy && !setAside.isEmpty { condition.wait() }
-            guard let path = setAside.popLast() else { return nil }
+            guard !setAside.isEmpty else { return nil }
             busy = true
-            return path
+            return next(preferring: sizes())
         }
+    }
+
+    private func next(preferring sizes: Set<Int64>) -> FilePath {
+        let index = setAside.firstIndex { sizes.contains($0.size) } ?? 0
+        return setAside.remove(at: index).path
     }
 
     /// Gives the lane back.
