@@ -5,10 +5,10 @@ import Synchronization
 import SystemPackage
 
 /// A run's last few large files and what was read from them, so that a byte-identical copy
-/// (a download kept in two places; for PDFs, the same build but for the file identifier) is
-/// read once: a file of
-/// the same size as one of them is hashed, and so is that one (if unchanged since), and on
-/// equal SHA-256 digests the extraction is reused. Files of other sizes cost nothing.
+/// (a download kept in two places; for PDFs, also a build differing in its file identifier
+/// alone) is read once: a file of the same size as one of them is hashed, and so is that one
+/// (if unchanged since), and on equal SHA-256 digests the extraction is reused. Files of
+/// other sizes cost nothing.
 ///
 /// Some readers look at the file's name too (a `.gz` names what it holds, TagLib picks its
 /// parser by extension, an app's own document type may do anything), so a copy under
