@@ -194,17 +194,17 @@ private final class ChoiceCache: Sendable {
         let registry: ObjectIdentifier
         let type: UTType
     }
-    /// The registries are kept alive by their entries, so an identifier is never reused.
-    private let entries = Mutex<[Key: (registry: UTTypeRegistry, choices: [ReaderChoice])]>([:])
+    /// A key's type holds its registry, so a registry's identifier is never reused meanwhile.
+    private let entries = Mutex<[Key: [ReaderChoice]]>([:])
 
     /// Only declared types are remembered: an undeclared one's ancestry is not all in its
     /// identifier (`dyn.ext.foo` is text or data by its content).
     func choices(for type: UTType, compute: () -> [ReaderChoice]) -> [ReaderChoice] {
         guard type.origin != nil else { return compute() }
         let key = Key(registry: ObjectIdentifier(type.registry), type: type)
-        if let known = entries.withLock({ $0[key]?.choices }) { return known }
+        if let known = entries.withLock({ $0[key] }) { return known }
         let choices = compute()
-        entries.withLock { $0[key] = (type.registry, choices) }
+        entries.withLock { $0[key] = choices }
         return choices
     }
 }

@@ -56,14 +56,8 @@ final class ExtractionHelper {
     /// libraries that every helper shares (`/proc/PID/statm`: resident minus shared); nil
     /// when no helper runs.
     var ownResidentBytes: Int? {
-        guard let process else { return nil }
-        let fd = open("/proc/\(process.processIdentifier)/statm", O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { return nil }
-        defer { close(fd) }
-        var buffer = [UInt8](repeating: 0, count: 160)
-        let n = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
-        guard n > 0 else { return nil }
-        let fields = buffer[..<n].split(separator: UInt8(ascii: " ")).compactMap { Int(String(decoding: $0, as: UTF8.self)) }
+        guard let process, let statm = WholeFile.read("/proc/\(process.processIdentifier)/statm", limit: 256) else { return nil }
+        let fields = statm.split(separator: UInt8(ascii: " ")).compactMap { Int(String(decoding: $0, as: UTF8.self)) }
         guard fields.count >= 3 else { return nil }
         return (fields[1] - fields[2]) * Int(sysconf(Int32(_SC_PAGESIZE)))
     }

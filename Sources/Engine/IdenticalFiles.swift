@@ -1,6 +1,7 @@
 import COCR
 import Documents
 import FileAccess
+import Index
 import Synchronization
 import SystemPackage
 
@@ -19,7 +20,7 @@ final class IdenticalFiles: Sendable {
 
     private struct Entry: Sendable {
         var path: FilePath
-        var signature: FileSignatureKey
+        var signature: FileSignature
         var digest: [UInt8]?
         var extraction: Extraction
     }
@@ -50,7 +51,7 @@ final class IdenticalFiles: Sendable {
                 theirs = known
             } else {
                 // Hashed now, if the file is still the one that was read.
-                guard let current = try? FileStatus.lstat(entry.path), FileSignatureKey(current) == entry.signature,
+                guard let current = try? FileStatus.lstat(entry.path), current.signature == entry.signature,
                       let computed = Self.digest(entry.path, expected: current, pdf: pdf) else { continue }
                 theirs = computed
                 entries.withLock { entries in
@@ -69,7 +70,7 @@ final class IdenticalFiles: Sendable {
     func remember(_ extraction: Extraction, path: FilePath, status: FileStatus) {
         entries.withLock { entries in
             entries.removeAll { $0.path == path }
-            entries.append(Entry(path: path, signature: FileSignatureKey(status), digest: nil, extraction: extraction))
+            entries.append(Entry(path: path, signature: status.signature, digest: nil, extraction: extraction))
             if entries.count > Self.capacity { entries.removeFirst() }
         }
     }
@@ -89,10 +90,4 @@ final class IdenticalFiles: Sendable {
             ? docent_sha256_pdf_fd(file.descriptor, pdfDigestLimit + 1, &digest) : docent_sha256_fd(file.descriptor, &digest)
         return status == 0 ? digest : nil
     }
-}
-
-/// What tells a file apart from its replacement: device, inode, size, modification time.
-private struct FileSignatureKey: Hashable, Sendable {
-    var device: UInt64, inode: UInt64, size: Int64, modified: Int64
-    init(_ status: FileStatus) { (device, inode, size, modified) = (status.device, status.inode, status.size, status.modified) }
 }

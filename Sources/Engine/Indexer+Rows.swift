@@ -38,8 +38,10 @@ extension Indexer {
         // With OCR on, images and PDFs go to the helper too: Tesseract and Leptonica are C
         // over untrusted pictures, and OCR runs under the helper's budgets.
         let ocr = helpers.budget.ocr != nil && OCR.applies(to: classification.contentType)
+        var copied = false
         if let identical, let copy = identical.extraction(for: path, status: status, contentType: classification.contentType.identifier) {
             extraction = .success(copy)
+            copied = true
         } else if prepared.selection?.group.runsIsolated == true || (ocr && prepared.selection != nil) {
             extraction = helpers.extract(path, preview: false, text: true)
         } else {
@@ -50,7 +52,7 @@ extension Indexer {
                 extraction = .failure(.unopenable("\(error)"))
             }
         }
-        if let identical, case .success(let read?) = extraction, row.errorKind == nil { identical.remember(read, path: path, status: status) }
+        if let identical, !copied, case .success(let read?) = extraction, row.errorKind == nil { identical.remember(read, path: path, status: status) }
         switch extraction {
         case .success(nil):
             return nil  // gone while being read
