@@ -112,7 +112,8 @@ let package = Package(
             dependencies: ["CPoppler"],
             linkerSettings: [.linkedLibrary("gio-2.0"), .linkedLibrary("gobject-2.0"), .linkedLibrary("glib-2.0")]
         ),
-        // glibc allocator settings for the engine (mallopt is not in Swift's Glibc module).
+        // glibc allocator settings for the engine, and giving freed memory back (mallopt and
+        // malloc_trim are not in Swift's Glibc module).
         .target(name: "CMalloc"),
         // An FTS5 snippet function that reads and tokenizes only up to the fragment it shows.
         .target(name: "CSnippet", dependencies: ["CSQLite", "CZstd"]),
@@ -153,7 +154,7 @@ let package = Package(
         .target(name: "PostgresIndex", dependencies: ["Index", "CLibPQ", "FileAccess"]),
         .target(
             name: "Engine",
-            dependencies: ["Classifier", "DocumentModel", "Documents", "FileAccess", "ContentTypes", "Index", "Watcher", "Yams", "CPicture", "CTagLib", "COCR",
+            dependencies: ["Classifier", "DocumentModel", "Documents", "FileAccess", "ContentTypes", "Index", "Watcher", "Yams", "CPicture", "CTagLib", "COCR", "CMalloc",
                            .product(name: "SystemPackage", package: "swift-system"),
                            .product(name: "Logging", package: "swift-log")],
             resources: [.embedInCode("Defaults/docent.yaml")]

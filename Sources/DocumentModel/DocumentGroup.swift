@@ -139,7 +139,7 @@ public struct DocumentGroup: Sendable {
                 documentTypeName: name, configuration: configuration, selection: selection,
                 writableContentTypes: writable, metadata: rendition.metadata,
                 viewer: { rendition.preview },
-                exporter: { _ in FileWrapper(regularFileWithContents: Data(rendition.plainText.utf8)) })
+                exporter: { _ in FileWrapper(regularFileWithText: rendition.plainText) })
         }
     }
 

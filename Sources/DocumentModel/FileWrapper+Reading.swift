@@ -15,6 +15,8 @@ extension FileWrapper {
         switch source {
         case .memory(let data):
             return data
+        case .text(let text):
+            return Data(text.utf8)
         case .disk(let path, let status, let known, let knownIsWhole) where kind == .regularFile:
             if let known, knownIsWhole || known.count >= readLimit {
                 return Data(known.prefix(readLimit))
@@ -35,12 +37,21 @@ extension FileWrapper {
         }
     }
 
+    /// The file's contents as text: a text wrapper's string as it is, other contents decoded
+    /// as UTF-8 (invalid sequences replaced).
+    public func readText() throws(FileReadError) -> String {
+        if case .text(let text) = source { return text }
+        return String(decoding: try readContents(), as: UTF8.self)
+    }
+
     /// At most `maxLength` bytes from the start of the file, reusing what is already in hand.
     public func prefix(_ maxLength: Int) throws(FileReadError) -> Data {
         let wanted = min(maxLength, readLimit)
         switch source {
         case .memory(let data):
             return data.prefix(wanted)
+        case .text(let text):
+            return Data(text.utf8.prefix(wanted))
         case .disk(let path, let status, let known, let knownIsWhole) where kind == .regularFile:
             if let known, knownIsWhole || known.count >= wanted { return Data(known.prefix(wanted)) }
             if let cached = cache.withLock({ $0.contents }), case .success(let data) = cached {

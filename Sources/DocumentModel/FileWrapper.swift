@@ -41,6 +41,8 @@ public final class FileWrapper: Sendable {
     enum Source: Sendable {
         case disk(FilePath, FileStatus, known: [UInt8]?, knownIsWhole: Bool)
         case memory(Data)
+        /// A text rendition, kept as the string it was made from (read as bytes on demand).
+        case text(String)
         case children([String: FileWrapper])
         case link(FilePath)
         case none
@@ -101,6 +103,18 @@ public final class FileWrapper: Sendable {
         fileAttributes = FileAttributes(kind: .regular, size: Int64(contents.count))
         readLimit = Int.max
         source = .memory(contents)
+        names = Locked(Names())
+    }
+
+    /// A regular-file wrapper around `text` as UTF-8, kept as the string: `readText()` hands
+    /// it back without a copy (a long manual's text is not held twice, as bytes and as a
+    /// string, while it is indexed), and `regularFileContents` makes its bytes when asked.
+    public init(regularFileWithText text: String) {
+        kind = .regularFile
+        filePath = nil
+        fileAttributes = FileAttributes(kind: .regular, size: Int64(text.utf8.count))
+        readLimit = Int.max
+        source = .text(text)
         names = Locked(Names())
     }
 

@@ -105,7 +105,7 @@ public final class OpenedDocument: Sendable {
             return previewIsDefaultText ? Preview(elements: viewer()).plainText : nil
         }
         let wrapper = try exportSynchronously(as: .plainText(in: contentType.registry))
-        return wrapper.regularFileContents.map { String(decoding: $0, as: UTF8.self) }
+        return try? wrapper.readText()
     }
 }
 

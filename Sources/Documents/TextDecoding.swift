@@ -115,5 +115,5 @@ extension FileDocumentReadConfiguration {
 
 extension FileWrapper {
     /// A rendition holding `text` as UTF-8.
-    static func text(_ text: String) -> FileWrapper { FileWrapper(regularFileWithContents: Data(text.utf8)) }
+    static func text(_ text: String) -> FileWrapper { FileWrapper(regularFileWithText: text) }
 }

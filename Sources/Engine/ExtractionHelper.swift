@@ -65,8 +65,15 @@ final class ExtractionHelper {
     /// Ends the helper if a document left it holding more than `bytes` of its own memory:
     /// MuPDF's objects and glibc's heap stay after a long manual, through every later file.
     /// The next document starts a new helper.
+    /// The old helper is waited for (a second at most, then killed), so its memory is given
+    /// back before a new one starts: otherwise both were alive for a moment at the run's peak.
     func retire(above bytes: Int) {
-        if let resident = ownResidentBytes, resident > bytes { shutDown(kill: false) }
+        guard let process, let resident = ownResidentBytes, resident > bytes else { return }
+        shutDown(kill: false)
+        let deadline = ContinuousClock.now + .seconds(1)
+        while process.isRunning, ContinuousClock.now < deadline { usleep(1_000) }
+        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+        _ = Self.reap(process)
     }
 
     /// Opens `path` in the helper: its extraction, nil when the file is gone, or the failure.
@@ -77,9 +84,7 @@ final class ExtractionHelper {
             request.ocr = ocr
             request.seconds = budget.seconds
         }
-        return exchange(request).flatMap { reply, payload in
-            var reply = reply
-            if reply.hasText { reply.extraction?.text = String(decoding: payload, as: UTF8.self) }
+        return exchange(request).flatMap { reply, _ in
             if reply.gone { return .success(nil) }
             if let extraction = reply.extraction { return .success(extraction) }
             return .failure(.unopenable(reply.error ?? "no document type could read it"))
@@ -97,7 +102,8 @@ final class ExtractionHelper {
         }
     }
 
-    /// Sends `request` and reads the reply's two frames, under the time budget.
+    /// Sends `request` and reads the reply's two frames, under the time budget: the reply
+    /// with its text in place, and the second frame's bytes when they are not a text.
     private func exchange(_ request: ExtractionRequest) -> Result<(ExtractionReply, Data), ExtractionFailure> {
         if process == nil, let failure = start() { return .failure(failure) }
         guard let data = try? JSONEncoder().encode(request), Frame.write(data, to: socket) else {
@@ -115,6 +121,13 @@ final class ExtractionHelper {
         guard let reply = try? JSONDecoder().decode(ExtractionReply.self, from: answer) else {
             shutDown(kill: true)
             return .failure(.unavailable("the helper's answer could not be read"))
+        }
+        // A text is read straight into the extraction's string; a picture as bytes.
+        if reply.hasText {
+            guard let text = Frame.readText(from: socket, deadline: deadline) else { return .failure(lost()) }
+            var reply = reply
+            reply.extraction?.text = text
+            return .success((reply, Data()))
         }
         guard let payload = Frame.read(from: socket, deadline: deadline) else { return .failure(lost()) }
         return .success((reply, payload))

@@ -1,3 +1,4 @@
+import CMalloc
 import ContentTypes
 import DocumentModel
 import Documents
@@ -37,13 +38,14 @@ struct ExtractionReply: Codable {
     /// Whether a PNG picture follows in the second frame (instead of a text).
     var hasPicture = false
 
-    /// The reply as its two frames: the JSON without the text, then the text's bytes.
-    func frames() throws -> (json: Data, text: Data) {
+    /// The reply as its two frames: the JSON without the text, then the text (sent from the
+    /// string's own UTF-8, not a copy: a long manual's text is megabytes).
+    func frames() throws -> (json: Data, text: String) {
         var reply = self
         let text = reply.extraction?.text
         reply.extraction?.text = nil
         reply.hasText = text != nil
-        return (try JSONEncoder().encode(reply), Data((text ?? "").utf8))
+        return (try JSONEncoder().encode(reply), text ?? "")
     }
 }
 
@@ -52,6 +54,9 @@ struct ExtractionReply: Codable {
 /// indexer restarts), never the indexer. The address space is limited with `RLIMIT_AS`; the
 /// indexer enforces the time budget by killing the process.
 public enum ExtractionServer {
+    /// After a text this long, freed memory is given back to the system.
+    static let trimAfterBytes = 1 << 20
+
     /// Serves requests on standard input, replies on standard output, until standard input ends.
     public static func serve(memoryBytes: Int, documents: DocumentRegistry = AppDocuments.registry,
                              types: UTTypeRegistry = .shared) -> Never {
@@ -86,8 +91,10 @@ public enum ExtractionServer {
             } else {
                 reply.error = "a request the helper could not read"
             }
-            guard let frames = try? reply.frames(), Frame.write(frames.json, to: STDOUT_FILENO),
-                  Frame.write(frames.text, to: STDOUT_FILENO) else { exit(1) }
+            guard var frames = try? reply.frames(), Frame.write(frames.json, to: STDOUT_FILENO),
+                  frames.text.withUTF8({ Frame.write($0, to: STDOUT_FILENO) }) else { exit(1) }
+            // A long document's pieces, freed, would otherwise stay resident until the helper ends.
+            if frames.text.utf8.count >= trimAfterBytes { docent_trim_malloc() }
         }
         exit(0)
     }
@@ -166,55 +173,86 @@ enum Frame {
 
     /// Writes one message; false when the other end is gone.
     static func write(_ payload: Data, to fd: Int32) -> Bool {
+        payload.withUnsafeBytes { write($0, to: fd) }
+    }
+
+    /// Writes one message from bytes in place: the length, then the bytes themselves (no
+    /// copy joins them).
+    static func write(_ payload: UnsafeRawBufferPointer, to fd: Int32) -> Bool {
         var length = UInt32(payload.count).littleEndian
-        let message = Data(bytes: &length, count: 4) + payload
-        return message.withUnsafeBytes { buffer in
-            var offset = 0
-            while offset < buffer.count {
-                let n = send(fd, buffer.baseAddress! + offset, buffer.count - offset, Int32(MSG_NOSIGNAL))
-                if n < 0 {
-                    if errno == EINTR { continue }
-                    // Not a socket (a pipe, when run by hand): plain write.
-                    if errno == ENOTSOCK {
-                        let w = Glibc.write(fd, buffer.baseAddress! + offset, buffer.count - offset)
-                        if w > 0 { offset += w; continue }
-                        if w < 0, errno == EINTR { continue }
-                    }
-                    return false
+        return withUnsafeBytes(of: &length) { send($0, to: fd) } && send(payload, to: fd)
+    }
+
+    static func write(_ payload: UnsafeBufferPointer<UInt8>, to fd: Int32) -> Bool {
+        write(UnsafeRawBufferPointer(payload), to: fd)
+    }
+
+    /// Sends all of `buffer`.
+    private static func send(_ buffer: UnsafeRawBufferPointer, to fd: Int32) -> Bool {
+        var offset = 0
+        while offset < buffer.count {
+            let n = Glibc.send(fd, buffer.baseAddress! + offset, buffer.count - offset, Int32(MSG_NOSIGNAL))
+            if n < 0 {
+                if errno == EINTR { continue }
+                // Not a socket (a pipe, when run by hand): plain write.
+                if errno == ENOTSOCK {
+                    let w = Glibc.write(fd, buffer.baseAddress! + offset, buffer.count - offset)
+                    if w > 0 { offset += w; continue }
+                    if w < 0, errno == EINTR { continue }
                 }
-                offset += n
+                return false
             }
-            return true
+            offset += n
         }
+        return true
     }
 
     /// Reads one message, waiting until `deadline` at most; nil on end of input, an error,
     /// or the deadline.
     static func read(from fd: Int32, deadline: ContinuousClock.Instant?) -> Data? {
-        guard let header = readExactly(4, from: fd, deadline: deadline) else { return nil }
-        let length = Int(header.withUnsafeBytes { UInt32(littleEndian: $0.loadUnaligned(as: UInt32.self)) })
-        guard length <= largest else { return nil }
-        return readExactly(length, from: fd, deadline: deadline)
+        guard let length = readLength(from: fd, deadline: deadline) else { return nil }
+        var data = Data(count: length)
+        let complete = data.withUnsafeMutableBytes { fill($0, from: fd, deadline: deadline) }
+        return complete ? data : nil
     }
 
-    private static func readExactly(_ count: Int, from fd: Int32, deadline: ContinuousClock.Instant?) -> Data? {
-        var data = Data(count: count)
+    /// Reads one message of UTF-8 text straight into a string (invalid sequences replaced),
+    /// with no intermediate copy of what may be megabytes.
+    static func readText(from fd: Int32, deadline: ContinuousClock.Instant?) -> String? {
+        guard let length = readLength(from: fd, deadline: deadline) else { return nil }
+        var complete = false
+        let text = String(unsafeUninitializedCapacity: length) { buffer in
+            complete = fill(UnsafeMutableRawBufferPointer(buffer), from: fd, deadline: deadline)
+            return complete ? length : 0
+        }
+        return complete ? text : nil
+    }
+
+    private static func readLength(from fd: Int32, deadline: ContinuousClock.Instant?) -> Int? {
+        var header: UInt32 = 0
+        guard withUnsafeMutableBytes(of: &header, { fill($0, from: fd, deadline: deadline) }) else { return nil }
+        let length = Int(UInt32(littleEndian: header))
+        return length <= largest ? length : nil
+    }
+
+    /// Fills `buffer` from `fd`; false on end of input, an error, or the deadline.
+    private static func fill(_ buffer: UnsafeMutableRawBufferPointer, from fd: Int32, deadline: ContinuousClock.Instant?) -> Bool {
         var offset = 0
-        while offset < count {
+        while offset < buffer.count {
             if let deadline {
                 var descriptor = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
                 let left = deadline - ContinuousClock.now
-                guard left > .zero else { return nil }
+                guard left > .zero else { return false }
                 let milliseconds = Int32(min(Double(Int32.max), left.seconds * 1000 + 1))
                 let ready = poll(&descriptor, 1, milliseconds)
                 if ready < 0, errno == EINTR { continue }
-                guard ready > 0 else { return nil }
+                guard ready > 0 else { return false }
             }
-            let n = data.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress! + offset, count - offset) }
+            let n = Glibc.read(fd, buffer.baseAddress! + offset, buffer.count - offset)
             if n < 0, errno == EINTR { continue }
-            guard n > 0 else { return nil }
+            guard n > 0 else { return false }
             offset += n
         }
-        return data
+        return true
     }
 }

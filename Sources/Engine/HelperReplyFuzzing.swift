@@ -21,8 +21,12 @@ package enum HelperReplyFuzzing {
         close(ends[1])
         while let answer = Frame.read(from: ends[0], deadline: .now + .seconds(1)) {
             guard var reply = try? JSONDecoder().decode(ExtractionReply.self, from: answer) else { return }
-            guard let text = Frame.read(from: ends[0], deadline: .now + .seconds(1)) else { return }
-            if reply.hasText { reply.extraction?.text = String(decoding: text, as: UTF8.self) }
+            if reply.hasText {
+                guard let text = Frame.readText(from: ends[0], deadline: .now + .seconds(1)) else { return }
+                reply.extraction?.text = text
+            } else {
+                guard Frame.read(from: ends[0], deadline: .now + .seconds(1)) != nil else { return }
+            }
             _ = reply.extraction?.preview?.elements.count
         }
     }

@@ -136,7 +136,9 @@ struct SharedIndexTests {
         #expect(rows == "0|3030", "no path twice, and a row per file: \(rows)")
         let edited = try Docent.run(["search", "edited", "--files", "--limit", "100"], environment: host.env)
         #expect(edited.stdout.split(separator: "\n").count == 20)
-        #expect(try host.stop() == 0)
+        // Once seen failing under AddressSanitizer in CI, unexplained: the log (stderr too) says why.
+        let status = try host.stop()
+        #expect(status == 0, "\(host.log)")
     }
 
     @Test("docent index waits for a server that restarts mid-run; a password in the address is refused; an unreachable server is one clear line")

@@ -89,6 +89,26 @@ struct FileWrapperTests {
         let folder = FileWrapper(directoryWithFileWrappers: ["out.txt": file])
         #expect(folder.fileWrappers?["out.txt"] === file)
     }
+
+    @Test("A text rendition hands back its own string, not a copy; its bytes are its UTF-8")
+    func textRendition() throws {
+        let text = String(repeating: "naïve 文字 line\u{0}\n", count: 1_000)
+        let file = FileWrapper(regularFileWithText: text)
+        #expect(file.isRegularFile && !file.isTruncated)
+        #expect(file.fileAttributes.size == Int64(text.utf8.count))
+        let back = try file.readText()
+        #expect(back == text)
+        // The same storage: a long manual's text is not held twice while it is indexed.
+        func storage(_ string: String) -> UnsafeRawPointer? {
+            string.utf8.withContiguousStorageIfAvailable { UnsafeRawPointer($0.baseAddress) } ?? nil
+        }
+        #expect(storage(back) != nil && storage(back) == storage(text))
+        #expect(file.regularFileContents == Data(text.utf8))
+        #expect(try file.prefix(7) == Data("naïve ".utf8))
+        // Bytes in memory are decoded, invalid sequences replaced.
+        let bytes = FileWrapper(regularFileWithContents: Data([0x61, 0xFF, 0x62]))
+        #expect(try bytes.readText() == "a\u{FFFD}b")
+    }
 }
 
 @Suite("FileWrapper reuse of a partial prefix")

@@ -7,4 +7,8 @@
    arenas serve every thread. */
 void docent_tune_malloc(void);
 
+/* Gives the free memory at the top and in the middle of glibc's heaps back to the system
+   (malloc_trim(0)): after a long document, its freed pieces otherwise stay resident. */
+void docent_trim_malloc(void);
+
 #endif
