@@ -100,7 +100,7 @@ struct PostgresBench: ParsableCommand {
         let address = self.address!
         let drop = """
             DROP TABLE IF EXISTS docent_files, docent_roots, docent_meta, docent_type_ancestry, docent_migrations;
-            DROP FUNCTION IF EXISTS docent_vector, docent_words;
+            DROP FUNCTION IF EXISTS docent_vector, docent_rank_vector, docent_head_vector, docent_words, docent_words_vector, docent_long_vector CASCADE;
             DROP TEXT SEARCH CONFIGURATION IF EXISTS docent; DROP TEXT SEARCH DICTIONARY IF EXISTS docent_stem;
             """
         let result = try Spawn.run(["psql", "-X", "-q", "-v", "ON_ERROR_STOP=1", address, "-c", drop])

@@ -147,12 +147,15 @@ public final class PostgresIndex: IndexStore {
         let now = Date().timeIntervalSince1970
         try run(transaction: true, lane: lane) { connection throws(IndexError) in
             for (file, parts) in zip(files, parts) {
+                let (words, head) = Self.words(file.text, parts: parts)
+                let vector = words.utf8.count <= Self.shortWordsBytes ? "docent_words_vector" : "docent_long_vector"
                 try connection.execute("""
                     INSERT INTO docent_files (host, path, parent, name, device, inode, size, modified, changed, content_type,
                                               document_type, title, metadata, evidence, error_kind, error_message, indexed_at,
                                               body, parts, fts, rank_fts)
                     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19,
-                            docent_vector($4, $12, $18, $13, $19), docent_rank_vector($4, $12, $18, $13))
+                            \(vector)(docent_head_vector($4, $12, $13), $20),
+                            docent_head_vector($4, $12, $13) || to_tsvector('docent', $21))
                     ON CONFLICT (host, path) DO UPDATE SET
                         parent = excluded.parent, name = excluded.name, device = excluded.device, inode = excluded.inode,
                         size = excluded.size, modified = excluded.modified, changed = excluded.changed,
@@ -164,7 +167,7 @@ public final class PostgresIndex: IndexStore {
                         .text(host), .bytes(file.path), .bytes(file.parent), .text(file.name), .int(file.device), .int(file.inode),
                         .int(file.size), .int(file.modified), .int(file.changed), .text(file.contentType), SQLValue(file.documentType),
                         SQLValue(file.title), SQLValue(file.metadata), SQLValue(file.evidence), SQLValue(file.errorKind),
-                        SQLValue(file.errorMessage), .double(now), .text(file.text), .text(parts),
+                        SQLValue(file.errorMessage), .double(now), .text(file.text), .text(parts), .text(words), .text(head),
                     ])
             }
         }
@@ -190,6 +193,32 @@ public final class PostgresIndex: IndexStore {
             try Self.rename(connection, id: found.int(0, 0), to: new)
         }
     }
+
+    /// The words of `text` and its identifier `parts` as the server's `docent_words` makes
+    /// them (`TSQuery.joining` turned into spaces), and those of the text's first 1,024
+    /// characters (what `rank_fts` holds, as `left(body, 1024)`).
+    static func words(_ text: String, parts: String) -> (all: String, head: String) {
+        let headEnd = text.unicodeScalars.index(text.startIndex, offsetBy: 1024, limitedBy: text.endIndex) ?? text.endIndex
+        let headBytes = text.utf8.distance(from: text.startIndex, to: headEnd)
+        var bytes = [UInt8]()
+        bytes.reserveCapacity(text.utf8.count + 1 + parts.utf8.count)
+        for byte in text.utf8 { bytes.append(joining[Int(byte)] ? 0x20 : byte) }
+        let head = String(decoding: bytes[..<headBytes], as: UTF8.self)
+        bytes.append(0x20)
+        for byte in parts.utf8 { bytes.append(joining[Int(byte)] ? 0x20 : byte) }
+        return (String(decoding: bytes, as: UTF8.self), head)
+    }
+
+    /// `TSQuery.joining` as a table of bytes (all ASCII: UTF-8 never holds them inside
+    /// another character).
+    private static let joining: [Bool] = (0..<256).map { byte in
+        byte < 128 && TSQuery.joining.contains(Character(Unicode.Scalar(UInt8(byte))))
+    }
+
+    /// Words of at most this many bytes cannot make a vector past tsvector's 1 MB (each word
+    /// costs at most its bytes, an entry of 4 and a position of 2, and a word with its space
+    /// is at least 2 bytes: under 4.5 bytes of vector per byte of words).
+    static let shortWordsBytes = 200_000
 
     /// Renames row `id`; its name's words are indexed again.
     private static func rename(_ connection: Connection, id: Int64, to new: [UInt8]) throws(IndexError) {

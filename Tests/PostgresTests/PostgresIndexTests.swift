@@ -80,6 +80,25 @@ struct PostgresStoreTests {
         #expect(try index.storedText(id: try #require(try index.search(SearchRequest(match: .term("needle"), limit: 1)).first).id, limit: 3) == "w0 ")
     }
 
+    @Test("The words Docent makes for the server are those the server made itself: every stored row's vectors equal v1's functions over its columns")
+    func wordsMadeByDocent() throws {
+        let index = try store()
+        // Joining characters, accents, CJK, NUL, a character of four bytes straddling the 1,024th
+        // character, identifier pieces, and texts on both sides of the short-words bound.
+        let edge = String(repeating: "é", count: 1_023) + "𝄞 next.word"
+        let mixed = "report.pdf /usr/bin user@example.org a:b ~x +y \\z =w 3.14 naïve Ärger 東京タワー before\0after getHTTPResponseCode"
+        let long = String(repeating: "alpha.beta/gamma café getFooBar ", count: 8_000)  // ~260 KB: the PL/pgSQL path
+        try index.upsert([file("/w/mixed.txt", text: mixed, title: "A title.with:joins"), file("/w/edge.txt", text: edge),
+                          file("/w/long.txt", text: long), file("/w/empty.txt", text: "")])
+        #expect(PostgresIndex.words(long, parts: "").all.utf8.count > PostgresIndex.shortWordsBytes)
+        let differing = try server.psql("""
+            SELECT count(*) FILTER (WHERE fts != docent_vector(name, title, body, metadata, parts)
+                                       OR rank_fts != docent_rank_vector(name, title, body, metadata)), count(*)
+            FROM docent_files
+            """)
+        #expect(differing == "0|4")
+    }
+
     @Test("Each host owns its rows: another's reconcile, removals and moves never touch them; searches see both")
     func hostsOwnTheirRows() throws {
         let here = try store(host: "here"), there = try store(host: "there")
@@ -121,7 +140,7 @@ struct PostgresStoreTests {
             }
         }
         #expect(failures.withLock { $0 } == 0)
-        #expect(try server.psql("SELECT count(*) FROM docent_migrations") == "1")
+        #expect(try server.psql("SELECT count(*) FROM docent_migrations") == String(PostgresIndex.migrations.count), "each migration once")
     }
 }
 
