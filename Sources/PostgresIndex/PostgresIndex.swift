@@ -198,21 +198,32 @@ public final class PostgresIndex: IndexStore {
     /// them (`TSQuery.joining` turned into spaces), and those of the text's first 1,024
     /// characters (what `rank_fts` holds, as `left(body, 1024)`).
     static func words(_ text: String, parts: String) -> (all: String, head: String) {
+        var text = text, parts = parts
         let headEnd = text.unicodeScalars.index(text.startIndex, offsetBy: 1024, limitedBy: text.endIndex) ?? text.endIndex
         let headBytes = text.utf8.distance(from: text.startIndex, to: headEnd)
-        var bytes = [UInt8]()
-        bytes.reserveCapacity(text.utf8.count + 1 + parts.utf8.count)
-        for byte in text.utf8 { bytes.append(joining[Int(byte)] ? 0x20 : byte) }
-        let head = String(decoding: bytes[..<headBytes], as: UTF8.self)
-        bytes.append(0x20)
-        for byte in parts.utf8 { bytes.append(joining[Int(byte)] ? 0x20 : byte) }
-        return (String(decoding: bytes, as: UTF8.self), head)
+        let count = text.utf8.count + 1 + parts.utf8.count
+        // Written straight into the new string's storage; the source is valid UTF-8 and only
+        // ASCII bytes change, so the result is too.
+        let all = text.withUTF8 { text in
+            parts.withUTF8 { parts in
+                String(unsafeUninitializedCapacity: count) { out in
+                    func copy(_ source: UnsafeBufferPointer<UInt8>, to offset: Int) {
+                        for i in source.indices { out[offset + i] = joining[Int(source[i])] }
+                    }
+                    copy(text, to: 0)
+                    out[text.count] = 0x20
+                    copy(parts, to: text.count + 1)
+                    return count
+                }
+            }
+        }
+        return (all, String(all[..<all.utf8.index(all.startIndex, offsetBy: headBytes)]))
     }
 
-    /// `TSQuery.joining` as a table of bytes (all ASCII: UTF-8 never holds them inside
-    /// another character).
-    private static let joining: [Bool] = (0..<256).map { byte in
-        byte < 128 && TSQuery.joining.contains(Character(Unicode.Scalar(UInt8(byte))))
+    /// Each byte as `docent_words` leaves it: `TSQuery.joining` (all ASCII, so never inside
+    /// another character in UTF-8) turned into spaces.
+    private static let joining: [UInt8] = (0..<256).map { byte in
+        byte < 128 && TSQuery.joining.contains(Character(Unicode.Scalar(UInt8(byte)))) ? 0x20 : UInt8(byte)
     }
 
     /// Words of at most this many bytes cannot make a vector past tsvector's 1 MB (each word
