@@ -166,6 +166,13 @@ extension PostgresIndex {
                 RETURN vector;
             END $$
             """,
+            // v1's function, for rows renamed in the database, now one line over the above: one
+            // definition of what a long text keeps.
+            """
+            CREATE OR REPLACE FUNCTION docent_vector(name text, title text, body text, meta text, parts text) RETURNS tsvector
+            LANGUAGE sql IMMUTABLE PARALLEL SAFE
+            RETURN docent_long_vector(docent_head_vector(name, title, meta), docent_words(body || ' ' || parts))
+            """,
         ]),
     ]
 

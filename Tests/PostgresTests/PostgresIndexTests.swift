@@ -80,7 +80,7 @@ struct PostgresStoreTests {
         #expect(try index.storedText(id: try #require(try index.search(SearchRequest(match: .term("needle"), limit: 1)).first).id, limit: 3) == "w0 ")
     }
 
-    @Test("The words Docent makes for the server are those the server made itself: every stored row's vectors equal v1's functions over its columns")
+    @Test("The words Docent makes for the server are those the server makes itself: every stored row's vectors equal the server's functions over its columns")
     func wordsMadeByDocent() throws {
         let index = try store()
         // Joining characters, accents, CJK, NUL, a character of four bytes straddling the 1,024th
