@@ -94,7 +94,9 @@ final class WatchTests: WatchFixture {
                 let stat = try String(contentsOfFile: "/proc/\(process)/task/\(task)/stat", encoding: .utf8)
                 // Fields after the name: nice is field 19, policy field 41 (proc(5)).
                 let fields = stat[stat.index(after: stat.lastIndex(of: ")")!)...].split(separator: " ")
-                #expect(fields[16] == "19" && fields[38] == "5", "process \(process) thread \(task): nice \(fields[16]), policy \(fields[38])")
+                let name = (try? String(contentsOfFile: "/proc/\(process)/task/\(task)/comm", encoding: .utf8)) ?? "?"
+                #expect(fields[16] == "19" && fields[38] == "5",
+                        "process \(process) thread \(task) (\(name.trimmingCharacters(in: .whitespacesAndNewlines))): nice \(fields[16]), policy \(fields[38])")
             }
         }
         #expect(try stop() == 0)
