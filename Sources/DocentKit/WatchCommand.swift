@@ -204,8 +204,9 @@ enum Priority {
     /// class (seen in `ps -L` under load), so each thread in /proc/self/task is set.
     ///
     /// A thread started while the list is gone over inherits from a thread not yet set, so the
-    /// list is read again until a pass finds every thread set (one thread at nice 0 was seen
-    /// once in CI, under load).
+    /// list is read again until a pass finds every thread set. (CI once found one thread at
+    /// nice 0 under SCHED_IDLE, under load; how it came to be is not known: the test now names
+    /// the thread.)
     static func becomeBackground() {
         let which = __priority_which_t(PRIO_PROCESS.rawValue)
         for _ in 0..<5 {
