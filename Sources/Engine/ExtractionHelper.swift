@@ -70,10 +70,7 @@ final class ExtractionHelper {
     func retire(above bytes: Int) {
         guard let process, let resident = ownResidentBytes, resident > bytes else { return }
         shutDown(kill: false)
-        let deadline = ContinuousClock.now + .seconds(1)
-        while process.isRunning, ContinuousClock.now < deadline { usleep(1_000) }
-        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
-        _ = Self.reap(process)
+        _ = Self.reap(process, killingAfter: .seconds(1))
     }
 
     /// Opens `path` in the helper: its extraction, nil when the file is gone, or the failure.
@@ -181,10 +178,12 @@ final class ExtractionHelper {
     /// Waits for `process` to end and returns the signal that ended it, if one did. Bounded:
     /// Foundation's child monitor was seen to miss a crashed helper's exit (under
     /// AddressSanitizer), leaving `waitUntilExit()` — and the watcher — waiting on a zombie
-    /// forever; past a few seconds the child is reaped here with `waitpid`.
-    static func reap(_ process: Process) -> Int32? {
-        let deadline = ContinuousClock.now + .seconds(3)
+    /// forever; past a few seconds the child is reaped here with `waitpid`. With
+    /// `killingAfter`, a process still running by then is killed first.
+    static func reap(_ process: Process, killingAfter limit: Duration? = nil) -> Int32? {
+        let deadline = ContinuousClock.now + (limit ?? .seconds(3))
         while process.isRunning, ContinuousClock.now < deadline { usleep(2_000) }
+        if limit != nil, process.isRunning { kill(process.processIdentifier, SIGKILL) }
         if !process.isRunning {
             return process.terminationReason == .uncaughtSignal ? process.terminationStatus : nil
         }
