@@ -202,29 +202,12 @@ enum Priority {
     /// `sched_setscheduler(0, …)` change the calling thread only): a watcher whose main
     /// thread and libdispatch's manager kept normal priority did its work outside the idle
     /// class (seen in `ps -L` under load), so each thread in /proc/self/task is set.
-    ///
-    /// A thread started while the list is gone over inherits from a thread not yet set, so the
-    /// list is read again until a pass finds every thread set. (CI once found one thread at
-    /// nice 0 under SCHED_IDLE, under load; how it came to be is not known: the test now names
-    /// the thread.)
     static func becomeBackground() {
-        let which = __priority_which_t(PRIO_PROCESS.rawValue)
-        for _ in 0..<5 {
-            let threads = ((try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/task")) ?? []).compactMap { Int32($0) }
-            var changed = false
-            for thread in threads.isEmpty ? [0] : threads {
-                errno = 0
-                if getpriority(which, id_t(thread)) != 19 || errno != 0 {
-                    _ = setpriority(which, id_t(thread), 19)
-                    changed = true
-                }
-                if sched_getscheduler(thread) != 5 {  // SCHED_IDLE (5 in <linux/sched.h>; Glibc hides it without _GNU_SOURCE)
-                    var parameters = sched_param(sched_priority: 0)
-                    _ = sched_setscheduler(thread, 5, &parameters)
-                    changed = true
-                }
-            }
-            if !changed { return }
+        let threads = ((try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/task")) ?? []).compactMap { Int32($0) }
+        for thread in threads.isEmpty ? [0] : threads {
+            _ = setpriority(__priority_which_t(PRIO_PROCESS.rawValue), id_t(thread), 19)
+            var parameters = sched_param(sched_priority: 0)
+            _ = sched_setscheduler(thread, 5, &parameters)  // SCHED_IDLE (5 in <linux/sched.h>; Glibc hides it without _GNU_SOURCE)
         }
     }
 }
