@@ -94,6 +94,14 @@ class WatchFixture {
             let (index, disk) = (try indexed(), onDisk())
             print("not settled: state \(try status()["state"] ?? "?"), pending \(try status()["pending"] ?? "?"); "
                   + "only indexed \(index.subtracting(disk).sorted().prefix(5)), only on disk \(disk.subtracting(index).sorted().prefix(5))\n\(log)")
+            // Seen in CI: "indexing" with nothing pending for 30 s after the last change was
+            // applied. Where the watcher's threads stand then, for whoever reads the failure.
+            if let watcher, FileManager.default.isExecutableFile(atPath: "/usr/bin/gdb"),
+               let dump = try? runTool("/usr/bin/timeout", ["20", "/usr/bin/gdb", "-p", String(watcher.processIdentifier), "-batch",
+                                                             "-ex", "thread apply all bt 16"]) {
+                print(String(decoding: dump.output, as: UTF8.self).split(separator: "\n").filter { $0.hasPrefix("#") || $0.hasPrefix("Thread") }
+                    .joined(separator: "\n"))
+            }
         }
         return settled
     }
