@@ -23,6 +23,7 @@
 #include <sqlite3.h>
 #include <stdlib.h>
 #include <string.h>
+#include "docent_snippet.h"
 #include "functions.h"
 
 typedef struct {
@@ -179,11 +180,16 @@ static int join_token(void *context, int flags, const char *token, int length, i
 }
 
 int docent_index_tokens(void *db, const char *text, int length, char *out, int capacity) {
+    return docent_query_tokens(db, text, length, 0, out, capacity);
+}
+
+int docent_query_tokens(void *db, const char *text, int length, int prefix, char *out, int capacity) {
     fts5_tokenizer module;
     Fts5Tokenizer *instance;
     if (docent_tokenizer_open(docent_fts5_api(db), NULL, 0, &module, &instance) != SQLITE_OK) return -1;
     Joined joined = { out, capacity, 0 };
-    int rc = module.xTokenize(instance, &joined, FTS5_TOKENIZE_QUERY, text, length, join_token);
+    int flags = FTS5_TOKENIZE_QUERY | (prefix ? FTS5_TOKENIZE_PREFIX : 0);
+    int rc = module.xTokenize(instance, &joined, flags, text, length, join_token);
     module.xDelete(instance);
     return rc == SQLITE_OK ? joined.length : -1;
 }

@@ -34,7 +34,7 @@ public indirect enum FTSExpression: Sendable, Hashable {
     }
 
     /// Whether `word` is a single character that the index holds only in bigrams.
-    static func isOneCJKCharacter(_ word: String) -> Bool {
+    package static func isOneCJKCharacter(_ word: String) -> Bool {
         let scalars = word.unicodeScalars
         return scalars.count == 1 && docent_is_cjk(scalars.first!.value) != 0
     }

@@ -174,6 +174,21 @@ extension PostgresIndex {
             RETURN docent_long_vector(docent_head_vector(name, title, meta), docent_words(body || ' ' || parts))
             """,
         ]),
+        ("v3", [
+            // Docent makes every vector itself, with the SQLite index's tokenizer (Porter
+            // stems, accents folded, CJK bigrams: TextWords), and sends it whole; queries are
+            // tsquery text of its tokens. The server's configuration and functions go; every
+            // row's vectors are made again by the migrating client (`makeWordsAgain`, in
+            // `migrate`). A cold index of the benchmark corpus spent half the server's time in
+            // to_tsvector.
+            """
+            DROP FUNCTION IF EXISTS docent_vector(text, text, text, text, text), docent_rank_vector(text, text, text, text),
+                docent_head_vector(text, text, text), docent_long_vector(tsvector, text), docent_words_vector(tsvector, text),
+                docent_words(text)
+            """,
+            "DROP TEXT SEARCH CONFIGURATION IF EXISTS docent",
+            "DROP TEXT SEARCH DICTIONARY IF EXISTS docent_stem",
+        ]),
     ]
 
     /// The text search configuration's mapping: accents folded first when the unaccent
@@ -231,6 +246,7 @@ extension PostgresIndex {
                         try connection.execute(Self.textSearchMapping(unaccent: false))
                     }
                 }
+                if migration.identifier == "v3" { try Self.makeWordsAgain(connection) }
                 try connection.execute("INSERT INTO docent_migrations (identifier) VALUES ($1)", [.text(migration.identifier)])
             }
         }

@@ -1,45 +1,43 @@
 import Foundation
 import Index
 
-/// The query language in PostgreSQL's terms: an `FTSExpression` as `to_tsquery` text, in which
-/// every word the user typed is a quoted lexeme (stemmed by the `docent` configuration, never
-/// read as tsquery syntax), and the whole a bound parameter, never SQL.
+/// The query language in PostgreSQL's terms: an `FTSExpression` as `tsquery` text whose
+/// lexemes are the tokens the SQLite index's tokenizer makes of each word the user typed
+/// (TextWords: stemmed, folded, CJK bigrams), each quoted, so no word is read as tsquery
+/// syntax; the whole a bound parameter, never SQL. A word the tokenizer splits (`os.path`,
+/// a CJK run) is a phrase of its tokens, as in FTS5.
 enum TSQuery {
-    static func text(_ expression: FTSExpression, weights: String = "") -> String {
+    static func text(_ expression: FTSExpression, words: TextWords, weights: String = "") -> String {
+        func lexemes(_ tokens: [String], prefixLast: Bool) -> String {
+            guard !tokens.isEmpty else { return nothing }
+            let quoted = tokens.enumerated().map { i, token in
+                quote(token) + (prefixLast && i == tokens.count - 1 ? ":*" + weights : weights.isEmpty ? "" : ":" + weights)
+            }
+            return quoted.count == 1 ? quoted[0] : "(" + quoted.joined(separator: " <-> ") + ")"
+        }
         switch expression {
-        // A word of punctuation alone matches nothing, as in SQLite.
-        case .term(let word) where quote(word) == nil, .prefix(let word) where quote(word) == nil: nothing
-        case .phrase(let words) where words.contains(where: { quote($0) == nil }): nothing
         case .term(let word):
-            // One Han, Kana or Hangul character: words starting with it (PostgreSQL's parser
-            // keeps a run of them whole).
-            word.unicodeScalars.count == 1 && word.unicodeScalars.first!.value >= 0x2E80
-                ? quote(word)! + ":*" + weights : quote(word)! + (weights.isEmpty ? "" : ":" + weights)
-        case .prefix(let word): quote(word)! + ":*" + weights
-        case .phrase(let words):
-            "(" + words.map { quote($0)! + (weights.isEmpty ? "" : ":" + weights) }.joined(separator: " <-> ") + ")"
-        case .and(let parts): "(" + parts.map { text($0, weights: weights) }.joined(separator: " & ") + ")"
-        case .or(let parts): "(" + parts.map { text($0, weights: weights) }.joined(separator: " | ") + ")"
-        case .not(let positive, let negative): "(" + text(positive, weights: weights) + " & !" + text(negative, weights: weights) + ")"
+            // One Han, Kana or Hangul character is in no bigram of its own: the bigrams it starts.
+            return FTSExpression.isOneCJKCharacter(word) ? lexemes(words.tokens(of: word, prefix: true), prefixLast: true)
+                : lexemes(words.tokens(of: word), prefixLast: false)
+        case .prefix(let word): return lexemes(words.tokens(of: word, prefix: true), prefixLast: true)
+        case .phrase(let parts): return lexemes(words.tokens(of: parts.joined(separator: " ")), prefixLast: false)
+        case .and(let parts): return "(" + parts.map { text($0, words: words, weights: weights) }.joined(separator: " & ") + ")"
+        case .or(let parts): return "(" + parts.map { text($0, words: words, weights: weights) }.joined(separator: " | ") + ")"
+        case .not(let positive, let negative):
+            return "(" + text(positive, words: words, weights: weights) + " & !" + text(negative, words: words, weights: weights) + ")"
         case .columns(let names, let inner):
-            text(inner, weights: names.map { ["name": "A", "title": "B", "meta": "C", "body": "D", "parts": "D"][$0] ?? "" }.joined())
+            return text(inner, words: words, weights: names.map { ["name": "A", "title": "B", "meta": "C", "body": "D", "parts": "D"][$0] ?? "" }.joined())
         }
     }
 
-    /// `word` as a tsquery lexeme: in single quotes, quotes doubled, backslashes escaped; the
-    /// characters `docent_words` turns into spaces in texts turned into spaces here too (a
-    /// word with some is then a phrase of its parts, as in SQLite).
-    static func quote(_ word: String) -> String? {
-        let split = String(word.map { joining.contains($0) ? " " : $0 }).trimmingCharacters(in: .whitespaces)
-        guard split.contains(where: { $0.isLetter || $0.isNumber }) else { return nil }
-        return "'" + split.replacingOccurrences(of: "'", with: "''") + "'"
+    /// `token` as a tsquery lexeme: in single quotes, quotes doubled, backslashes escaped.
+    static func quote(_ token: String) -> String {
+        "'" + token.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "'", with: "''") + "'"
     }
 
     /// A query that no text matches (a word and its negation).
     static let nothing = "('nothing' & !'nothing')"
-
-    /// What `docent_words` replaces (keep the two equal).
-    static let joining: Set<Character> = [".", "/", "@", ":", "~", "+", "\\", "="]
 
     /// A shell glob (`*`, `?`, `[…]`) as an anchored POSIX regular expression.
     static func regex(ofGlob glob: String) -> String {
@@ -69,8 +67,9 @@ extension PostgresIndex {
 
     /// The best `request.limit` hits of every host, by `ts_rank` over the name, title,
     /// metadata and first 1 KB of text (`rank_fts`; normalized by its length), then recency;
-    /// snippets by `ts_headline` for the rows kept.
+    /// snippets by Docent's own `docent_snippet` for the rows kept (TextWords).
     public func search(_ request: SearchRequest) throws(IndexError) -> [SearchHit] {
+        let words = try TextWords()
         var conditions: [String] = []
         var parameters: [SQLValue] = []
         func bind(_ value: SQLValue) -> String {
@@ -79,15 +78,15 @@ extension PostgresIndex {
         }
         var query: String?
         if let match = request.match {
-            query = bind(.text(TSQuery.text(match)))
-            conditions.append("f.fts @@ to_tsquery('docent', \(query!))")
+            query = bind(.text(TSQuery.text(match, words: words)))
+            conditions.append("f.fts @@ \(query!)::tsquery")
         }
         if let types = request.contentTypes {
             guard !types.isEmpty else { return [] }
             conditions.append("f.content_type = ANY(\(bind(.text(Self.arrayLiteral(types.sorted()))))::text[])")
         }
         if let excluded = request.excluded {
-            conditions.append("NOT f.fts @@ to_tsquery('docent', \(bind(.text(TSQuery.text(excluded)))))")
+            conditions.append("NOT f.fts @@ \(bind(.text(TSQuery.text(excluded, words: words))))::tsquery")
         }
         if !request.excludedContentTypes.isEmpty {
             conditions.append("f.content_type != ALL(\(bind(.text(Self.arrayLiteral(request.excludedContentTypes.sorted()))))::text[])")
@@ -125,7 +124,7 @@ extension PostgresIndex {
             conditions.append("lower(f.host) = ANY(\(bind(.text(Self.arrayLiteral(request.hosts.map { $0.lowercased() }))))::text[])")
         }
         let ranked = query != nil && request.ranked
-        let score = ranked ? "ts_rank('\(Self.rankWeights)', f.rank_fts, to_tsquery('docent', \(query!)), 1)" : "0.0"
+        let score = ranked ? "ts_rank('\(Self.rankWeights)', f.rank_fts, \(query!)::tsquery, 1)" : "0.0"
         let sql = """
             SELECT f.id, f.host, f.path, f.content_type, f.title, f.modified, \(score) AS score
             FROM docent_files f
@@ -147,33 +146,33 @@ extension PostgresIndex {
                                  modified: rows.int(row, 5), host: host == self.host ? nil : host)
             }
             guard request.snippets, !hits.isEmpty else { return hits }
-            let snippets = try Self.snippets(connection, ids: hits.map(\.id), match: request.match)
+            let snippets = try Self.snippets(connection, ids: hits.map(\.id), match: request.match, words: words)
             for i in hits.indices { hits[i].snippet = snippets[hits[i].id] ?? "" }
             return hits
         }
     }
 
-    /// How much of a text `ts_headline` reads for a snippet: it parses all it is given, and a
-    /// whole large text cost more than the search. A match past this shows the text's start.
+    /// How much of a text is fetched for its snippet: the best fragment within it, or the
+    /// text's start when the match is further (a whole large text cost more than the search).
     static let snippetWindow = 32_768
 
-    /// Each row's snippet: the text around its best match (`ts_headline`, the match between
-    /// `SearchHit.matchStart` and `matchEnd`), or the text's start for filters alone.
-    private static func snippets(_ connection: Connection, ids: [Int64], match: FTSExpression?) throws(IndexError) -> [Int64: String] {
+    /// Each row's snippet: as the SQLite index makes it (`docent_snippet`, through
+    /// TextWords), from the row's first `snippetWindow` characters; the text's start when
+    /// those do not hold the match, or for filters alone.
+    private static func snippets(_ connection: Connection, ids: [Int64], match: FTSExpression?,
+                                 words: TextWords) throws(IndexError) -> [Int64: String] {
         let idList = "{" + ids.map(String.init).joined(separator: ",") + "}"
-        let rows: Connection.Result
-        if let match {
-            rows = try connection.execute("""
-                SELECT id, ts_headline('docent', left(body, \(snippetWindow)), to_tsquery('docent', $2),
-                                       'StartSel=' || chr(2) || ', StopSel=' || chr(3) || ', MaxWords=24, MinWords=12, MaxFragments=1, FragmentDelimiter=" … "')
-                FROM docent_files WHERE id = ANY($1::bigint[])
-                """, [.text(idList), .text(TSQuery.text(match))])
-        } else {
-            rows = try connection.execute("SELECT id, left(body, 120) FROM docent_files WHERE id = ANY($1::bigint[])", [.text(idList)])
+        let rows = try connection.execute("""
+            SELECT id, name, title, metadata, left(body, \(match == nil ? 120 : snippetWindow)), left(parts, \(match == nil ? 0 : snippetWindow))
+            FROM docent_files WHERE id = ANY($1::bigint[])
+            """, [.text(idList)])
+        let sources = (0..<rows.count).map { row in
+            TextWords.SnippetSource(id: rows.int(row, 0), name: rows.string(row, 1) ?? "", title: rows.string(row, 2),
+                                    metadata: rows.string(row, 3), body: rows.string(row, 4) ?? "", parts: rows.string(row, 5) ?? "")
         }
-        var out: [Int64: String] = [:]
-        for row in 0..<rows.count {
-            out[rows.int(row, 0)] = (rows.string(row, 1) ?? "").split(whereSeparator: \.isNewline).joined(separator: " ")
+        var out = try match.map { match throws(IndexError) in try words.snippets(sources, match: match) } ?? [:]
+        for source in sources where out[source.id] == nil {
+            out[source.id] = String(source.body.prefix(120)).split(whereSeparator: \.isNewline).joined(separator: " ")
         }
         return out
     }

@@ -143,19 +143,23 @@ public final class PostgresIndex: IndexStore {
     }
 
     private func write(_ files: [IndexedFile], lane: Int) throws(IndexError) {
-        let parts = files.map { IdentifierParts.split($0.name, $0.text) }
+        // Each file's words are made here, by the SQLite index's own tokenizer, and sent as
+        // tsvectors (TextWords): the server only stores them.
+        let words = try TextWords()
+        var rows: [(file: IndexedFile, parts: String, fts: [UInt8], rank: [UInt8])] = []
+        for file in files {
+            let parts = IdentifierParts.split(file.name, file.text)
+            let (fts, rank) = try Self.vectors(words, name: file.name, title: file.title, metadata: file.metadata, body: file.text, parts: parts)
+            rows.append((file, parts, fts, rank))
+        }
         let now = Date().timeIntervalSince1970
         try run(transaction: true, lane: lane) { connection throws(IndexError) in
-            for (file, parts) in zip(files, parts) {
-                let (words, head) = Self.words(file.text, parts: parts)
-                let vector = words.utf8.count <= Self.shortWordsBytes ? "docent_words_vector" : "docent_long_vector"
+            for (file, parts, fts, rank) in rows {
                 try connection.execute("""
                     INSERT INTO docent_files (host, path, parent, name, device, inode, size, modified, changed, content_type,
                                               document_type, title, metadata, evidence, error_kind, error_message, indexed_at,
                                               body, parts, fts, rank_fts)
-                    VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19,
-                            \(vector)(docent_head_vector($4, $12, $13), $20),
-                            docent_head_vector($4, $12, $13) || to_tsvector('docent', $21))
+                    VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21)
                     ON CONFLICT (host, path) DO UPDATE SET
                         parent = excluded.parent, name = excluded.name, device = excluded.device, inode = excluded.inode,
                         size = excluded.size, modified = excluded.modified, changed = excluded.changed,
@@ -167,7 +171,7 @@ public final class PostgresIndex: IndexStore {
                         .text(host), .bytes(file.path), .bytes(file.parent), .text(file.name), .int(file.device), .int(file.inode),
                         .int(file.size), .int(file.modified), .int(file.changed), .text(file.contentType), SQLValue(file.documentType),
                         SQLValue(file.title), SQLValue(file.metadata), SQLValue(file.evidence), SQLValue(file.errorKind),
-                        SQLValue(file.errorMessage), .double(now), .text(file.text), .text(parts), .text(words), .text(head),
+                        SQLValue(file.errorMessage), .double(now), .text(file.text), .text(parts), .bytes(fts), .bytes(rank),
                     ])
             }
         }
@@ -190,55 +194,61 @@ public final class PostgresIndex: IndexStore {
             let found = try connection.execute("SELECT id FROM docent_files WHERE host = $1 AND path = $2", [.text(host), .bytes(old)])
             guard found.count == 1 else { return }
             try connection.execute("DELETE FROM docent_files WHERE host = $1 AND path = $2", [.text(host), .bytes(new)])
-            try Self.rename(connection, id: found.int(0, 0), to: new)
+            try Self.rename(connection, id: found.int(0, 0), to: new, words: try TextWords())
         }
     }
 
-    /// The words of `text` and its identifier `parts` as the server's `docent_words` makes
-    /// them (`TSQuery.joining` turned into spaces), and those of the text's first 1,024
-    /// characters (what `rank_fts` holds, as `left(body, 1024)`).
-    static func words(_ text: String, parts: String) -> (all: String, head: String) {
-        var text = text, parts = parts
-        let headEnd = text.unicodeScalars.index(text.startIndex, offsetBy: 1024, limitedBy: text.endIndex) ?? text.endIndex
-        let headBytes = text.utf8.distance(from: text.startIndex, to: headEnd)
-        let count = text.utf8.count + 1 + parts.utf8.count
-        // Written straight into the new string's storage; the source is valid UTF-8 and only
-        // ASCII bytes change, so the result is too.
-        let all = text.withUTF8 { text in
-            parts.withUTF8 { parts in
-                String(unsafeUninitializedCapacity: count) { out in
-                    func copy(_ source: UnsafeBufferPointer<UInt8>, to offset: Int) {
-                        for i in source.indices { out[offset + i] = joining[Int(source[i])] }
-                    }
-                    copy(text, to: 0)
-                    out[text.count] = 0x20
-                    copy(parts, to: text.count + 1)
-                    return count
-                }
+    /// A file's two vectors, in the binary form the server reads (TextWords.vector): `fts`,
+    /// all its words — the name weighed A, the title B, the metadata C, the text and its
+    /// identifier parts D — and `rank_fts`, the same over the text's first 1,024 characters
+    /// alone, what `ts_rank` reads.
+    static func vectors(_ words: TextWords, name: String, title: String?, metadata: String?, body: String,
+                        parts: String) throws(IndexError) -> (fts: [UInt8], rank: [UInt8]) {
+        let head: [(text: String, weight: TextWords.Weight)] = [(name, .a), (title ?? "", .b), (metadata ?? "", .c)]
+        let start = body.unicodeScalars.index(body.startIndex, offsetBy: rankedCharacters, limitedBy: body.endIndex) ?? body.endIndex
+        return (try words.vector(head + [(body, .d), (parts, .d)]), try words.vector(head + [(String(body[..<start]), .d)]))
+    }
+
+    /// How much of a text `rank_fts` holds: ranking a common word read every match's whole
+    /// vector out of TOAST (95 ms for 6,414 files on the benchmark corpus; 20-24 ms over 1 KB).
+    static let rankedCharacters = 1_024
+
+    /// Moves row `id` to `new`; when its name changes, its words are made again (the name's
+    /// words are weighed apart, and its identifier parts come from the name too).
+    private static func rename(_ connection: Connection, id: Int64, to new: [UInt8], words: TextWords) throws(IndexError) {
+        let (name, parent) = (IndexedFile.name(of: new), IndexedFile.parent(of: new))
+        let old = try connection.execute("SELECT name FROM docent_files WHERE id = $1", [.int(id)])
+        guard old.count == 1 else { return }
+        guard old.string(0, 0) != name else {
+            try connection.execute("UPDATE docent_files SET path = $2, parent = $3 WHERE id = $1", [.int(id), .bytes(new), .bytes(parent)])
+            return
+        }
+        let row = try connection.execute("SELECT title, metadata, body FROM docent_files WHERE id = $1", [.int(id)])
+        let body = row.string(0, 2) ?? ""
+        let parts = IdentifierParts.split(name, body)
+        let (fts, rank) = try vectors(words, name: name, title: row.string(0, 0), metadata: row.string(0, 1), body: body, parts: parts)
+        try connection.execute("""
+            UPDATE docent_files SET path = $2, parent = $3, name = $4, parts = $5, fts = $6, rank_fts = $7 WHERE id = $1
+            """, [.int(id), .bytes(new), .bytes(parent), .text(name), .text(parts), .bytes(fts), .bytes(rank)])
+    }
+
+    /// Makes every row's vectors again, a batch at a time (migration v3: the words were the
+    /// server's until then).
+    static func makeWordsAgain(_ connection: Connection) throws(IndexError) {
+        let words = try TextWords()
+        var last: Int64 = 0
+        while true {
+            let rows = try connection.execute("""
+                SELECT id, name, title, metadata, body, parts FROM docent_files WHERE id > $1 ORDER BY id LIMIT 200
+                """, [.int(last)])
+            guard rows.count > 0 else { return }
+            for row in 0..<rows.count {
+                last = rows.int(row, 0)
+                let (fts, rank) = try vectors(words, name: rows.string(row, 1) ?? "", title: rows.string(row, 2), metadata: rows.string(row, 3),
+                                              body: rows.string(row, 4) ?? "", parts: rows.string(row, 5) ?? "")
+                try connection.execute("UPDATE docent_files SET fts = $2, rank_fts = $3 WHERE id = $1", [.int(last), .bytes(fts), .bytes(rank)])
             }
         }
-        return (all, String(all[..<all.utf8.index(all.startIndex, offsetBy: headBytes)]))
-    }
-
-    /// Each byte as `docent_words` leaves it: `TSQuery.joining` (all ASCII, so never inside
-    /// another character in UTF-8) turned into spaces.
-    private static let joining: [UInt8] = (0..<256).map { byte in
-        byte < 128 && TSQuery.joining.contains(Character(Unicode.Scalar(UInt8(byte)))) ? 0x20 : UInt8(byte)
-    }
-
-    /// Words of at most this many bytes cannot make a vector past tsvector's 1 MB (each word
-    /// costs at most its bytes, an entry of 4 and a position of 2, and a word with its space
-    /// is at least 2 bytes: under 4.5 bytes of vector per byte of words).
-    static let shortWordsBytes = 200_000
-
-    /// Renames row `id`; its name's words are indexed again.
-    private static func rename(_ connection: Connection, id: Int64, to new: [UInt8]) throws(IndexError) {
-        let (name, parent) = (IndexedFile.name(of: new), IndexedFile.parent(of: new))
-        try connection.execute("""
-            UPDATE docent_files SET path = $2, parent = $3, name = $4, fts = docent_vector($4, title, body, metadata, parts),
-                rank_fts = docent_rank_vector($4, title, body, metadata)
-            WHERE id = $1
-            """, [.int(id), .bytes(new), .bytes(parent), .text(name)])
     }
 
     @discardableResult
@@ -254,6 +264,7 @@ public final class PostgresIndex: IndexStore {
     @discardableResult
     public func moveTree(from: [UInt8], to: [UInt8]) throws(IndexError) -> Int {
         let (lower, upper) = FileIndex.subtreeRange(from)
+        let words = try TextWords()
         return try run(transaction: true) { connection throws(IndexError) in
             let rows = try connection.execute("""
                 SELECT id, path FROM docent_files WHERE host = $1 AND (path = $2 OR (path >= $3 AND path < $4))
@@ -262,7 +273,7 @@ public final class PostgresIndex: IndexStore {
                 let new = to + rows.bytes(row, 1).dropFirst(from.count)
                 try connection.execute("DELETE FROM docent_files WHERE host = $1 AND path = $2 AND id != $3",
                                        [.text(host), .bytes(new), .int(rows.int(row, 0))])
-                try Self.rename(connection, id: rows.int(row, 0), to: new)
+                try Self.rename(connection, id: rows.int(row, 0), to: new, words: words)
             }
             return rows.count
         }

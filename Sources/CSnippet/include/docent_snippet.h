@@ -31,4 +31,17 @@ int docent_index_tokens(void *db, const char *text, int length, char *out, int c
    the tokenizer is not registered on `db`. For the fuzzer and the tests. */
 int docent_tokenizer_check(void *db, const char *text, int length);
 
+/* The words of `count` texts (texts[i][0..<lengths[i]], weight weights[i]: 3 for PostgreSQL's
+   A … 0 for D), numbered on from one text to the next, as the `docent` tokenizer on
+   connection `db` makes them for a document: a PostgreSQL tsvector in the binary form its
+   tsvectorrecv reads, within tsvector's limits (tsvector.c). SQLITE_OK and `*out` (free()
+   it) of `*out_length` bytes; -1 when the tokenizer is not registered on `db`; else an
+   SQLite error code. */
+int docent_tsvector(void *db, const char *const *texts, const int *lengths, const int *weights, int count,
+                    unsigned char **out, size_t *out_length);
+
+/* As docent_index_tokens, with FTS5's prefix flag when `prefix` (the tokens of a word typed
+   as a prefix). */
+int docent_query_tokens(void *db, const char *text, int length, int prefix, char *out, int capacity);
+
 #endif
