@@ -106,6 +106,44 @@ struct PostgresStoreTests {
         #expect(try server.psql("SELECT rank_fts::text FROM docent_files WHERE name = 'empty.txt'") == "'empti':1A 'txt':2A")
     }
 
+    @Test("Searches give the order of ranking every match: the ranked tier, the unranked tier, exact phrases and negations tested late")
+    func rankingTiers() throws {
+        let index = try store()
+        // Words at the start (ranked: the first kilobyte) or past it (unranked), in names and
+        // titles too; every file a different age, so the order has no ties.
+        let vocabulary = ["alpha", "beta", "gamma", "delta", "free", "software", "foundation"]
+        var generator = SystemRandomNumberGenerator()
+        var files: [IndexedFile] = []
+        for i in 0..<80 {
+            let early = (0..<3).map { _ in vocabulary.randomElement(using: &generator)! }.joined(separator: " ")
+            let late = (0..<6).map { _ in vocabulary.randomElement(using: &generator)! }.joined(separator: " ")
+            let text = early + " " + String(repeating: "filler ", count: Int.random(in: 0...300, using: &generator)) + late
+            var row = file("/t/\(i)-\(vocabulary[i % vocabulary.count]).txt", text: text, title: i % 5 == 0 ? "gamma notes" : nil)
+            row.modified = Int64(1_000 + i * 7 % 80)
+            files.append(row)
+        }
+        try index.upsert(files)
+        let words = try TextWords()
+        for query in ["alpha", "gamma beta", "\"free software\"", "\"software foundation\" delta", "alp*", "alpha OR delta",
+                      "beta -gamma", "title:gamma alpha", "\"beta alpha\" -delta", "filler"] {
+            let match = try #require(try SearchQuery.parse(query).match)
+            for limit in [3, 20, 100] {
+                let found = try index.search(SearchRequest(match: match, limit: limit)).map(\.displayPath)
+                // Every match ranked by what it must hold (a negation left out), a score under
+                // `unscored` as none, then by recency.
+                var positive = match
+                while case .not(let kept, _) = positive { positive = kept }
+                let (all, ranked) = (TSQuery.text(match, words: words), TSQuery.text(positive, words: words))
+                let score = "ts_rank('\(PostgresIndex.rankWeights)', rank_fts, '\(ranked.replacingOccurrences(of: "'", with: "''"))'::tsquery, 1)"
+                let expected = try server.psql("""
+                    SELECT convert_from(path, 'UTF8') FROM docent_files WHERE fts @@ '\(all.replacingOccurrences(of: "'", with: "''"))'::tsquery
+                    ORDER BY CASE WHEN \(score) > \(PostgresIndex.unscored) THEN \(score) ELSE 0 END DESC, modified DESC LIMIT \(limit)
+                    """).split(separator: "\n").map(String.init)
+                #expect(found == expected, "\(query), limit \(limit)")
+            }
+        }
+    }
+
     @Test("A database whose words the server made (before migration v3) gets Docent's words on first open")
     func wordsMadeAgain() throws {
         let index = try store()
