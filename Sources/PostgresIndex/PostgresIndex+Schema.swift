@@ -195,6 +195,11 @@ extension PostgresIndex {
             // Its own GIN index: a search ranks only the matches whose `rank_fts` holds a query
             // word (the others score 0), found through it (PostgresIndex.search).
             "CREATE INDEX IF NOT EXISTS docent_files_rank_fts ON docent_files USING gin (rank_fts)",
+            // The first 32 K characters of a longer text, for snippets: PostgreSQL reads a whole
+            // lz4-compressed value out of TOAST even for its start (`left`), and a snippet of a
+            // long PDF's text read megabytes (11 ms for the 20 hits of `manual type:pdf`).
+            // (Filled by `makeWordsAgain`; lz4 where the server has it, as in v1.)
+            "ALTER TABLE docent_files ADD COLUMN IF NOT EXISTS head text",
         ]),
     ]
 
@@ -205,6 +210,18 @@ extension PostgresIndex {
         ALTER TEXT SEARCH CONFIGURATION docent ALTER MAPPING FOR asciiword, asciihword, hword_asciipart, word, hword, hword_part
         WITH \(unaccent ? "unaccent, " : "")docent_stem
         """
+    }
+
+    /// `columns` of the files table compressed with lz4 where the server has it; left as
+    /// they are (pglz) where it does not.
+    private static func compressWithLZ4(_ connection: Connection, columns: [String]) throws(IndexError) {
+        try connection.execute("SAVEPOINT lz4")
+        do {
+            try connection.execute("ALTER TABLE docent_files " + columns.map { "ALTER COLUMN \($0) SET COMPRESSION lz4" }.joined(separator: ", "))
+            try connection.execute("RELEASE SAVEPOINT lz4")
+        } catch {
+            try connection.execute("ROLLBACK TO SAVEPOINT lz4")
+        }
     }
 
     /// Brings the schema up to date (see `migrations`). A schema already current is only read
@@ -233,16 +250,7 @@ extension PostgresIndex {
                     // lz4 for the large columns where the server has it (PostgreSQL 14+ built
                     // with it, as Debian's is): a cold index spent 8% of the server's time in
                     // pglz compressing texts.
-                    try connection.execute("SAVEPOINT lz4")
-                    do {
-                        try connection.execute("""
-                            ALTER TABLE docent_files ALTER COLUMN body SET COMPRESSION lz4, ALTER COLUMN parts SET COMPRESSION lz4,
-                                ALTER COLUMN fts SET COMPRESSION lz4, ALTER COLUMN rank_fts SET COMPRESSION lz4
-                            """)
-                        try connection.execute("RELEASE SAVEPOINT lz4")
-                    } catch {
-                        try connection.execute("ROLLBACK TO SAVEPOINT lz4")
-                    }
+                    try Self.compressWithLZ4(connection, columns: ["body", "parts", "fts", "rank_fts"])
                     try connection.execute("SAVEPOINT unaccent")
                     do {
                         try connection.execute("CREATE EXTENSION IF NOT EXISTS unaccent")
@@ -253,7 +261,10 @@ extension PostgresIndex {
                         try connection.execute(Self.textSearchMapping(unaccent: false))
                     }
                 }
-                if migration.identifier == "v3" { try Self.makeWordsAgain(connection) }
+                if migration.identifier == "v3" {
+                    try Self.compressWithLZ4(connection, columns: ["head"])
+                    try Self.makeWordsAgain(connection)
+                }
                 try connection.execute("INSERT INTO docent_migrations (identifier) VALUES ($1)", [.text(migration.identifier)])
             }
         }

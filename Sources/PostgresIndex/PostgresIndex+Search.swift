@@ -232,10 +232,10 @@ extension PostgresIndex {
 
     /// How much of a text is read for its snippet: first its first `snippetStart`
     /// characters, where the best-ranked hits almost always match (ranking weighs the first
-    /// kilobyte); for a row whose match is further, its first `snippetWindow`. A match past
-    /// that shows the text's start (a whole large text cost more than the search).
+    /// kilobyte); for a row whose match is further, its first `snippetWindow` (a long text's
+    /// `head`: never the whole text). A match past that shows the text's start.
     static let snippetStart = 4_096
-    static let snippetWindow = 32_768
+    static let snippetWindow = PostgresIndex.headCharacters
 
     /// Each row's snippet: as the SQLite index makes it (`docent_snippet`, through
     /// TextWords), from the part of the row's text read (`snippetStart`, `snippetWindow`);
@@ -244,7 +244,7 @@ extension PostgresIndex {
                                  words: TextWords) throws(IndexError) -> [Int64: String] {
         func read(_ ids: [Int64], characters: Int) throws(IndexError) -> [TextWords.SnippetSource] {
             let rows = try connection.execute("""
-                SELECT id, name, title, metadata, left(body, \(characters)) FROM docent_files WHERE id = ANY($1::bigint[])
+                SELECT id, name, title, metadata, left(coalesce(head, body), \(characters)) FROM docent_files WHERE id = ANY($1::bigint[])
                 """, [.text("{" + ids.map(String.init).joined(separator: ",") + "}")])
             return (0..<rows.count).map { row in
                 TextWords.SnippetSource(id: rows.int(row, 0), name: rows.string(row, 1) ?? "", title: rows.string(row, 2),

@@ -158,20 +158,21 @@ public final class PostgresIndex: IndexStore {
                 try connection.execute("""
                     INSERT INTO docent_files (host, path, parent, name, device, inode, size, modified, changed, content_type,
                                               document_type, title, metadata, evidence, error_kind, error_message, indexed_at,
-                                              body, parts, fts, rank_fts)
-                    VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21)
+                                              body, parts, fts, rank_fts, head)
+                    VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22)
                     ON CONFLICT (host, path) DO UPDATE SET
                         parent = excluded.parent, name = excluded.name, device = excluded.device, inode = excluded.inode,
                         size = excluded.size, modified = excluded.modified, changed = excluded.changed,
                         content_type = excluded.content_type, document_type = excluded.document_type, title = excluded.title,
                         metadata = excluded.metadata, evidence = excluded.evidence, error_kind = excluded.error_kind,
                         error_message = excluded.error_message, indexed_at = excluded.indexed_at, body = excluded.body,
-                        parts = excluded.parts, fts = excluded.fts, rank_fts = excluded.rank_fts
+                        parts = excluded.parts, fts = excluded.fts, rank_fts = excluded.rank_fts, head = excluded.head
                     """, [
                         .text(host), .bytes(file.path), .bytes(file.parent), .text(file.name), .int(file.device), .int(file.inode),
                         .int(file.size), .int(file.modified), .int(file.changed), .text(file.contentType), SQLValue(file.documentType),
                         SQLValue(file.title), SQLValue(file.metadata), SQLValue(file.evidence), SQLValue(file.errorKind),
                         SQLValue(file.errorMessage), .double(now), .text(file.text), .text(parts), .bytes(fts), .bytes(rank),
+                        SQLValue(Self.head(of: file.text)),
                     ])
             }
         }
@@ -209,6 +210,17 @@ public final class PostgresIndex: IndexStore {
         return (try words.vector(head + [(body, .d), (parts, .d)]), try words.vector(head + [(String(body[..<start]), .d)]))
     }
 
+    /// The start of a text longer than `headCharacters`, kept apart for snippets (`head`);
+    /// nil for a shorter one (its snippet reads `body` itself).
+    static func head(of text: String) -> String? {
+        let end = text.unicodeScalars.index(text.startIndex, offsetBy: headCharacters, limitedBy: text.endIndex) ?? text.endIndex
+        return end == text.endIndex ? nil : String(text[..<end])
+    }
+
+    /// How much of a long text `head` holds: what a search reads for a snippet
+    /// (`PostgresIndex.snippetWindow`).
+    static let headCharacters = 32_768
+
     /// How much of a text `rank_fts` holds: ranking a common word read every match's whole
     /// vector out of TOAST (95 ms for 6,414 files on the benchmark corpus; 20-24 ms over 1 KB).
     static let rankedCharacters = 1_024
@@ -232,8 +244,8 @@ public final class PostgresIndex: IndexStore {
             """, [.int(id), .bytes(new), .bytes(parent), .text(name), .text(parts), .bytes(fts), .bytes(rank)])
     }
 
-    /// Makes every row's vectors again, a batch at a time (migration v3: the words were the
-    /// server's until then).
+    /// Makes every row's vectors (and `head`) again, a batch at a time (migration v3: the
+    /// words were the server's until then).
     static func makeWordsAgain(_ connection: Connection) throws(IndexError) {
         let words = try TextWords()
         var last: Int64 = 0
@@ -246,7 +258,8 @@ public final class PostgresIndex: IndexStore {
                 last = rows.int(row, 0)
                 let (fts, rank) = try vectors(words, name: rows.string(row, 1) ?? "", title: rows.string(row, 2), metadata: rows.string(row, 3),
                                               body: rows.string(row, 4) ?? "", parts: rows.string(row, 5) ?? "")
-                try connection.execute("UPDATE docent_files SET fts = $2, rank_fts = $3 WHERE id = $1", [.int(last), .bytes(fts), .bytes(rank)])
+                try connection.execute("UPDATE docent_files SET fts = $2, rank_fts = $3, head = $4 WHERE id = $1",
+                                       [.int(last), .bytes(fts), .bytes(rank), SQLValue(head(of: rows.string(row, 4) ?? ""))])
             }
         }
     }

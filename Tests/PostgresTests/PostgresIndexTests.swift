@@ -104,6 +104,8 @@ struct PostgresStoreTests {
         #expect(try server.psql("SELECT positions FROM unnest((SELECT fts FROM docent_files WHERE name = 'repeated.txt')) WHERE lexeme = 'last'") == "{16383}")
         #expect(try index.search(SearchRequest(match: .phrase(["get", "HTTP"]), limit: 5)).isEmpty == false, "identifier parts are words")
         #expect(try server.psql("SELECT rank_fts::text FROM docent_files WHERE name = 'empty.txt'") == "'empti':1A 'txt':2A")
+        // A long text's start kept apart for snippets; a short one's not.
+        #expect(try server.psql("SELECT name, coalesce(length(head), 0) FROM docent_files ORDER BY name") == "Mixed.txt|0\nempty.txt|0\nrepeated.txt|32768")
     }
 
     @Test("Searches give the order of ranking every match: the ranked tier, the unranked tier, exact phrases and negations tested late")
