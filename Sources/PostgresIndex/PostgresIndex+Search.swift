@@ -92,7 +92,7 @@ enum TSQuery {
 extension PostgresIndex {
     /// A score at or below this is no score: ts_rank's 1e-20 for words joined by AND none of
     /// which stand near another, divided by the logarithm of the vector's length.
-    static let unscored = "1e-10"
+    static let unscored = 1e-10
 
     /// Weights of the name (A), title (B), metadata (C) and text (D) for `ts_rank`, in
     /// PostgreSQL's order D, C, B, A: as SQLite's BM25 weights 10, 5, 2, 1 (scaled).
@@ -194,11 +194,12 @@ extension PostgresIndex {
                 \(conditions.isEmpty ? "" : "WHERE " + conditions.joined(separator: " AND "))
                 \(order)
                 """
-            // The tests on the ordered rows, kept out of the subquery by OFFSET 0, run on the
-            // rows in their order and stop at the limit.
-            let late = (ranking && anyWord != nil ? ["c.score > \(Self.unscored)"] : []) + (exact.map { ["c.fts @@ \($0)::tsquery"] } ?? [])
-            return late.isEmpty ? inner + " LIMIT \(limit)"
-                : "SELECT * FROM (\(inner) OFFSET 0) c WHERE \(late.joined(separator: " AND ")) \(order) LIMIT \(limit)"
+            // The exact test on the ordered rows, kept out of the subquery by OFFSET 0, runs on
+            // the rows in their order and stops at the limit; without it, the limit is the
+            // subquery's own, and PostgreSQL keeps only the best rows as it goes (a full sort
+            // of a common word's 10,756 ranked matches took 9 ms).
+            return exact.map { "SELECT * FROM (\(inner) OFFSET 0) c WHERE c.fts @@ \($0)::tsquery \(order) LIMIT \(limit)" }
+                ?? inner + " LIMIT \(limit)"
         }
         return try run { connection throws(IndexError) in
             // The planner takes a common word's matches (a third of the files) as cheaper to find
@@ -206,23 +207,27 @@ extension PostgresIndex {
             // vector out of TOAST: 160 ms for `python` against a few ms through the GIN index.
             if query != nil { try connection.execute("SET enable_seqscan = off") }
             defer { if query != nil { _ = try? connection.execute("RESET enable_seqscan") } }
-            var results: [Connection.Result]
+            func found(_ rows: Connection.Result) -> [SearchHit] {
+                (0..<rows.count).map { row in
+                    let host = rows.string(row, 1) ?? ""
+                    return SearchHit(id: rows.int(row, 0), path: rows.bytes(row, 2), contentType: rows.string(row, 3) ?? "",
+                                     title: rows.string(row, 4), score: rows.double(row, 6) ?? 0, snippet: "",
+                                     modified: rows.int(row, 5), host: host == self.host ? nil : host)
+                }
+            }
+            var hits: [SearchHit]
             if let anyWord {
-                results = [try connection.execute(statement(ranking: true, extra: ["f.rank_fts @@ \(anyWord)::tsquery"]), parameters)]
-                if results[0].count < request.limit {
-                    let ranked = "{" + (0..<results[0].count).map { String(results[0].int($0, 0)) }.joined(separator: ",") + "}"
+                // A row scoring no more than `unscored` belongs to the second tier.
+                hits = found(try connection.execute(statement(ranking: true, extra: ["f.rank_fts @@ \(anyWord)::tsquery"]), parameters))
+                    .filter { $0.score > Self.unscored }
+                if hits.count < request.limit {
+                    let ranked = "{" + hits.map { String($0.id) }.joined(separator: ",") + "}"
                     let rest = "f.id != ALL(\(anyWord)::bigint[])"
-                    results.append(try connection.execute(statement(ranking: false, extra: [rest]), parameters.dropLast() + [.text(ranked)]))
+                    hits += found(try connection.execute(statement(ranking: false, extra: [rest]), parameters.dropLast() + [.text(ranked)]))
                 }
             } else {
-                results = [try connection.execute(statement(ranking: ranked), parameters)]
+                hits = found(try connection.execute(statement(ranking: ranked), parameters))
             }
-            var hits = results.flatMap { rows in (0..<rows.count).map { row in
-                let host = rows.string(row, 1) ?? ""
-                return SearchHit(id: rows.int(row, 0), path: rows.bytes(row, 2), contentType: rows.string(row, 3) ?? "",
-                                 title: rows.string(row, 4), score: rows.double(row, 6) ?? 0, snippet: "",
-                                 modified: rows.int(row, 5), host: host == self.host ? nil : host)
-            } }.prefix(request.limit).map { $0 }
             guard request.snippets, !hits.isEmpty else { return hits }
             let snippets = try Self.snippets(connection, ids: hits.map(\.id), match: request.match, words: words)
             for i in hits.indices { hits[i].snippet = snippets[hits[i].id] ?? "" }
