@@ -206,8 +206,18 @@ public final class PostgresIndex: IndexStore {
     static func vectors(_ words: TextWords, name: String, title: String?, metadata: String?, body: String,
                         parts: String) throws(IndexError) -> (fts: [UInt8], rank: [UInt8]) {
         let head: [(text: String, weight: TextWords.Weight)] = [(name, .a), (title ?? "", .b), (metadata ?? "", .c)]
-        let start = body.unicodeScalars.index(body.startIndex, offsetBy: rankedCharacters, limitedBy: body.endIndex) ?? body.endIndex
-        return (try words.vector(head + [(body, .d), (parts, .d)]), try words.vector(head + [(String(body[..<start]), .d)]))
+        return (try words.vector(head + [(body, .d), (parts, .d)]), try words.vector(head + [(rankedStart(of: body), .d)]))
+    }
+
+    /// The text's first `rankedCharacters`, cut after its last ASCII separator: the tokens of
+    /// such a start are the text's first tokens (tokenizer.c), so every word of `rank_fts` is
+    /// in `fts` too, which the ranked tier of a search relies on (a cut word, or a CJK run's
+    /// last character, would be a token of the start alone). Empty when it has no separator.
+    static func rankedStart(of body: String) -> String {
+        let end = body.unicodeScalars.index(body.startIndex, offsetBy: rankedCharacters, limitedBy: body.endIndex) ?? body.endIndex
+        guard end != body.endIndex else { return body }
+        let cut = body.unicodeScalars[..<end].lastIndex { $0.isASCII && !($0.properties.isAlphabetic || ("0"..."9").contains($0)) }
+        return cut.map { String(body[..<$0]) } ?? ""
     }
 
     /// The start of a text longer than `headCharacters`, kept apart for snippets (`head`);
