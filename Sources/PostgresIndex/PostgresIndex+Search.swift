@@ -101,8 +101,8 @@ enum TSQuery {
 }
 
 extension PostgresIndex {
-    /// A score at or below this is no score: ts_rank's 1e-20 for words joined by AND none of
-    /// which stand near another, divided by the logarithm of the vector's length.
+    /// A score at or below this is no score: ts_rank gives words joined by AND 1e-20 when
+    /// fewer than two of them are in the vector, divided by the logarithm of its length.
     static let unscored = 1e-10
 
     /// Weights of the name (A), title (B), metadata (C) and text (D) for `ts_rank`, in
@@ -188,13 +188,12 @@ extension PostgresIndex {
             conditions.append("lower(f.host) = ANY(\(bind(.text(Self.arrayLiteral(request.hosts.map { $0.lowercased() }))))::text[])")
         }
         // Ranked in two tiers: ts_rank reads only `rank_fts` (the name, title, metadata and
-        // first kilobyte), so a match whose `rank_fts` holds none of the query's words scores
-        // 0 (or, for words joined by AND, PostgreSQL's 1e-20 for "no two of them near", divided
-        // by the vector's length), and those come by recency after the others. The first
-        // tier, the matches scoring above `unscored`, is found through `rank_fts`'s own GIN
-        // index and ranked; the second, every other match by recency, is read only when the
-        // first has fewer rows than the limit. (Ranking all 6,430 matches of a common word
-        // read every one of their rows: 16 ms in a new server backend.)
+        // first kilobyte), so a match whose `rank_fts` holds none of the query's words has no
+        // score (`unscored`), and those come by recency after the others. The first tier, the
+        // matches with a score, is found through `rank_fts`'s own GIN index and ranked; the
+        // second, every other match by recency, is read only when the first has fewer rows
+        // than the limit. (Ranking all 6,430 matches of a common word read every one of their
+        // rows: 16 ms in a new server backend.)
         let ranked = query != nil && request.ranked
         let limit = bind(.int(Int64(request.limit)))
         // Bound last: the second tier has the first's ids in its place.
