@@ -268,23 +268,26 @@ public final class WatchService: Sendable {
     /// "starting" until the reconcile is done, then "watching" once nothing waits
     /// anywhere, else "indexing".
     private func refreshState() {
-        let busy = applying.load(ordering: .acquiring)
-        let waiting = watcher.statistics.pending + inbox.count
-        let controls = self.controls.withLock { $0 }
-        let reconciled = reconciled.load(ordering: .acquiring), held = deferredRescans.load(ordering: .acquiring)
-        let state = controls.paused != nil ? "paused"
-            : storageFailures.load(ordering: .acquiring) > 0 ? "waiting"
-            : !reconciled ? (controls.onBattery ? "deferred" : "starting") : (waiting == 0 && !busy ? "watching" : "indexing")
-        var deferred: String?
-        if controls.onBattery, !reconciled || held > 0 {
-            deferred = "on battery: " + [!reconciled ? "the reconcile with the disk" : nil, held > 0 ? "\(held) rescan\(held == 1 ? "" : "s")" : nil]
-                .compactMap { $0 }.joined(separator: " and ") + " wait for mains power"
-        }
-        update {
-            $0.pending = waiting
-            $0.state = state
-            $0.paused = controls.paused
-            $0.deferred = deferred
+        // What the state is made of is read under the status lock, so that of two threads
+        // refreshing at once (the loop, and the watcher's thread reporting its statistics) the
+        // later one writes what is true then. Read before the lock, the watcher thread's
+        // refresh could see a batch still applying and land after the loop's own refresh once
+        // it was done, leaving "indexing" with nothing pending while the loop waited for news.
+        update { status in
+            let busy = applying.load(ordering: .acquiring)
+            let waiting = watcher.statistics.pending + inbox.count
+            let controls = self.controls.withLock { $0 }
+            let reconciled = reconciled.load(ordering: .acquiring), held = deferredRescans.load(ordering: .acquiring)
+            status.state = controls.paused != nil ? "paused"
+                : storageFailures.load(ordering: .acquiring) > 0 ? "waiting"
+                : !reconciled ? (controls.onBattery ? "deferred" : "starting") : (waiting == 0 && !busy ? "watching" : "indexing")
+            status.deferred = nil
+            if controls.onBattery, !reconciled || held > 0 {
+                status.deferred = "on battery: " + [!reconciled ? "the reconcile with the disk" : nil, held > 0 ? "\(held) rescan\(held == 1 ? "" : "s")" : nil]
+                    .compactMap { $0 }.joined(separator: " and ") + " wait for mains power"
+            }
+            status.pending = waiting
+            status.paused = controls.paused
         }
     }
 

@@ -238,8 +238,9 @@ extension PostgresIndex {
                     .filter { $0.score > Self.unscored }
                 if hits.count < request.limit {
                     let ranked = "{" + hits.map { String($0.id) }.joined(separator: ",") + "}"
-                    let rest = "f.id != ALL(\(anyWord)::bigint[])"
-                    hits += found(try connection.execute(statement(ranking: false, extra: [rest]), parameters.dropLast() + [.text(ranked)]))
+                    let unranked = "f.id != ALL(\(anyWord)::bigint[])"
+                    let rest = found(try connection.execute(statement(ranking: false, extra: [unranked]), parameters.dropLast() + [.text(ranked)]))
+                    hits += rest.prefix(request.limit - hits.count)
                 }
             } else {
                 hits = found(try connection.execute(statement(ranking: ranked), parameters))
