@@ -1,3 +1,4 @@
+import CFileSystem
 import DocentCLI
 import ArgumentParser
 import Dispatch
@@ -193,21 +194,23 @@ enum WatchPriority: String, ExpressibleByArgument, CaseIterable {
     case idle, normal
 }
 
-/// Background work runs as a guest: lowest CPU priority, and the idle I/O class follows it
-/// (the kernel derives a best-effort I/O priority from the nice value; the systemd unit
-/// asks for the idle class outright).
+/// Background work runs as a guest: lowest CPU priority and the idle I/O class.
 enum Priority {
-    /// Every thread of this process, and so every thread they start, at nice 19 and
-    /// SCHED_IDLE. Linux keeps both per thread (`setpriority(PRIO_PROCESS, 0, …)` and
-    /// `sched_setscheduler(0, …)` change the calling thread only): a watcher whose main
-    /// thread and libdispatch's manager kept normal priority did its work outside the idle
-    /// class (seen in `ps -L` under load), so each thread in /proc/self/task is set.
+    /// Every thread of this process, and so every thread and helper they start, at nice 19,
+    /// SCHED_IDLE and the idle I/O class. Linux keeps all three per thread
+    /// (`setpriority(PRIO_PROCESS, 0, …)` and `sched_setscheduler(0, …)` change the calling
+    /// thread only): a watcher whose main thread and libdispatch's manager kept normal
+    /// priority did its work outside the idle class (seen in `ps -L` under load), so each
+    /// thread in /proc/self/task is set. The I/O class is set outright, not left to follow
+    /// the nice value: libdispatch sets its workers' nice from their work's QoS, which as
+    /// root brings a worker back to nice 0 and would give it best-effort I/O.
     static func becomeBackground() {
         let threads = ((try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/task")) ?? []).compactMap { Int32($0) }
         for thread in threads.isEmpty ? [0] : threads {
             _ = setpriority(__priority_which_t(PRIO_PROCESS.rawValue), id_t(thread), 19)
             var parameters = sched_param(sched_priority: 0)
             _ = sched_setscheduler(thread, 5, &parameters)  // SCHED_IDLE (5 in <linux/sched.h>; Glibc hides it without _GNU_SOURCE)
+            _ = docent_io_idle(thread)
         }
     }
 }

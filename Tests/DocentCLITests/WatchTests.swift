@@ -80,7 +80,7 @@ final class WatchTests: WatchFixture {
 
     /// Regression: only the thread that ran the command was made idle (Linux keeps nice and
     /// scheduling class per thread); the main thread and libdispatch's kept normal priority.
-    @Test("Every thread of docent watch and of its helpers runs at SCHED_IDLE and nice 19")
+    @Test("Every thread of docent watch and of its helpers runs at SCHED_IDLE, nice 19 and in the idle I/O class")
     func everyThreadIdle() throws {
         try write("a.json", "{\"kettle\": 1}")
         try write("b.pdf", "%PDF-1.4 not really a pdf")  // a helper is started for it
@@ -102,6 +102,9 @@ final class WatchTests: WatchFixture {
                 let dispatchWorkerAsRoot = geteuid() == 0 && name.hasSuffix("-qos")
                 #expect((fields[16] == "19" || dispatchWorkerAsRoot) && fields[38] == "5",
                         "process \(process) thread \(task) (\(name)): nice \(fields[16]), policy \(fields[38])")
+                // The I/O class whatever the nice value (util-linux's ionice asks ioprio_get).
+                let io = String(decoding: try runTool("/usr/bin/ionice", ["-p", task]).output, as: UTF8.self)
+                #expect(io.trimmingCharacters(in: .whitespacesAndNewlines) == "idle", "process \(process) thread \(task) (\(name)): I/O \(io)")
             }
         }
         #expect(try stop() == 0)
