@@ -30,7 +30,7 @@ public struct PDFDocument: FileDocument, DocumentMetadataProviding {
     public static let pageTextLimit = 32 << 20
     /// MuPDF's cache of fonts, images and objects for one document: bounded, so that a
     /// 3,000-page manual does not leave the helper holding hundreds of MB.
-    static let storeBytes = ProcessInfo.processInfo.environment["DOCENT_STORE_MB"].flatMap { Int($0) }.map { $0 << 20 } ?? 32 << 20
+    static let storeBytes = 32 << 20
 
     public init(configuration: ReadConfiguration) throws {
         guard let region = try configuration.file.mappedContents() else { throw DocumentReadError("the file is empty") }
