@@ -131,14 +131,14 @@ extension PostgresIndex {
             """,
         ]),
         ("v2", [
-            // A text's words are made by Docent and passed in (its joining characters turned
-            // into spaces, its identifier pieces appended: `PostgresIndex.words`), so the
-            // server no longer translates megabytes of text a character at a time. A text too
-            // short for its vector to reach tsvector's 1 MB (`shortWordsBytes`) goes through a
-            // plain SQL function, folded into the statement; only a longer one through
-            // PL/pgSQL, whose exception block opens a subtransaction. A cold index of the
-            // benchmark corpus spent 57% of the server's time evaluating these functions, a
-            // third of that outside `to_tsvector` itself.
+            // (History: v3 replaced all of this.) A text's words were prepared by Docent and
+            // passed in (its joining characters turned into spaces, its identifier pieces
+            // appended), so the server no longer translated megabytes of text a character at a
+            // time. A text too short for its vector to reach tsvector's 1 MB (200,000 bytes of
+            // words) went through a plain SQL function, folded into the statement; only a
+            // longer one through PL/pgSQL, whose exception block opens a subtransaction. A cold
+            // index of the benchmark corpus spent 57% of the server's time evaluating these
+            // functions, a third of that outside `to_tsvector` itself.
             """
             CREATE FUNCTION docent_words_vector(head tsvector, words text) RETURNS tsvector
             LANGUAGE sql IMMUTABLE PARALLEL SAFE
