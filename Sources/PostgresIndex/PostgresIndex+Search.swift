@@ -76,6 +76,17 @@ enum TSQuery {
         }
     }
 
+    /// Whether `expression` asks for any one of some words, each one token and none a prefix:
+    /// then ts_rank scores a text by the weights and places of those words' own entries alone
+    /// (a prefix sums over every word it matches), which `namedFirstCut` bounds.
+    static func isAnyExactWord(_ expression: FTSExpression, words: TextWords) -> Bool {
+        switch expression {
+        case .term(let word): !FTSExpression.isOneCJKCharacter(word) && words.tokens(of: word).count == 1
+        case .or(let parts): parts.allSatisfy { isAnyExactWord($0, words: words) }
+        case .prefix, .phrase, .and, .not, .columns: false
+        }
+    }
+
     /// A query that no text matches (a word and its negation).
     static let nothing = "('nothing' & !'nothing')"
 
@@ -109,6 +120,26 @@ extension PostgresIndex {
     /// PostgreSQL's order D, C, B, A: as SQLite's BM25 weights 10, 5, 2, 1 (scaled).
     static let rankWeights = "{0.1, 0.2, 0.5, 1.0}"
 
+    /// The rows whose `rank_fts` holds a query word in the name or title (weights A, B).
+    static func named(_ anyWord: String) -> String { "ts_filter(f.rank_fts, '{a,b}') @@ \(anyWord)::tsquery" }
+
+    /// For a query of any of some exact words (`TSQuery.isAnyExactWord`) whose best named rows
+    /// (`named`) fill the limit, the last of them scoring `score`: the number of words a
+    /// vector holding the query's words in neither name nor title must have fewer of to score
+    /// as high; nil when that leaves too many rows to be worth it. The bound, from ts_rank's
+    /// `calc_rank_or` (PostgreSQL 15, tsrank.c): a query word's term is its entry's greatest
+    /// weight plus the others' weights over the square of their place, over pi²/6 — at most
+    /// (1 + pi²/6) / (pi²/6) times the metadata's weight C (0.2) when neither A nor B is
+    /// among them; the terms are averaged over the query's words, and normalization 1 divides
+    /// by log2(1 + the vector's positions), at least log2(1 + `length(rank_fts)`, its entries).
+    static func namedFirstCut(below score: Double) -> Int? {
+        let most = 0.2 * (1 + 1.64493406685) / 1.64493406685 * 1.001  // a margin for float4's rounding
+        guard score > 0 else { return nil }
+        // The least length L with most / log2(L + 1) < score.
+        let cut = Int((pow(2, most / score) - 1).rounded(.down)) + 1
+        return cut <= 256 ? cut : nil
+    }
+
     /// The best `request.limit` hits of every host, by `ts_rank` over the name, title,
     /// metadata and first 1 KB of text (`rank_fts`; normalized by its length), then recency;
     /// snippets by Docent's own `docent_snippet` for the rows kept (TextWords).
@@ -128,6 +159,7 @@ extension PostgresIndex {
         var exact: String?
         var matching: String?
         var rankImpliesMatch = false
+        var exactWords = false
         if let match = request.match {
             var positive = match
             while case .not(let kept, let negative) = positive {
@@ -140,6 +172,7 @@ extension PostgresIndex {
                 matching = "f.fts @@ \(query!)::tsquery"
                 // A row whose `rank_fts` holds one of these words holds it in `fts` too.
                 rankImpliesMatch = TSQuery.isAnyWord(positive, words: words)
+                exactWords = TSQuery.isAnyExactWord(positive, words: words)
             } else {
                 matching = "f.fts @@ \(bind(.text(relaxed)))::tsquery"
                 exact = query
@@ -234,8 +267,21 @@ extension PostgresIndex {
             var hits: [SearchHit]
             if let anyWord {
                 // A row scoring no more than `unscored` belongs to the second tier.
-                hits = found(try connection.execute(statement(ranking: true, extra: ["f.rank_fts @@ \(anyWord)::tsquery"]), parameters))
-                    .filter { $0.score > Self.unscored }
+                func rank(_ extra: [String]) throws(IndexError) -> [SearchHit] {
+                    found(try connection.execute(statement(ranking: true, extra: extra), parameters)).filter { $0.score > Self.unscored }
+                }
+                // The rows with a query word in a name or title first: when they fill the limit,
+                // only the rows with too few words to score lower than the last of them could
+                // come between (`namedFirstCut`), and those are ranked with them.
+                var settled: [SearchHit]?
+                if exactWords {
+                    let named = try rank([Self.named(anyWord)])
+                    if named.count == request.limit, let cut = Self.namedFirstCut(below: named[named.count - 1].score) {
+                        let short = try rank(["f.rank_fts @@ \(anyWord)::tsquery", "length(f.rank_fts) < \(cut)", "NOT (\(Self.named(anyWord)))"])
+                        settled = Array((named + short).sorted { ($0.score, $0.modified) > ($1.score, $1.modified) }.prefix(request.limit))
+                    }
+                }
+                if let settled { hits = settled } else { hits = try rank(["f.rank_fts @@ \(anyWord)::tsquery"]) }
                 if hits.count < request.limit {
                     let ranked = "{" + hits.map { String($0.id) }.joined(separator: ",") + "}"
                     let unranked = "f.id != ALL(\(anyWord)::bigint[])"

@@ -154,6 +154,54 @@ struct PostgresStoreTests {
         }
     }
 
+    @Test("Rows with the words in a name or title ranked first: a short vector that outscores them still comes between")
+    func namedRowsFirst() throws {
+        let index = try store()
+        // 24 files titled with the word, each with a kilobyte of other words (long ranking
+        // vectors: ts_rank divides by the log of their length), and rows holding it elsewhere:
+        // in a short file's metadata (C, few words: it outscores the titled ones), at the start
+        // of a short text (D), and in long texts (D).
+        let filler = (0..<170).map { "w\($0 % 97)" }.joined(separator: " ")
+        var files = (0..<24).map { i in
+            var row = file("/n/t-\(i).txt", text: filler + " orchid", title: "orchid notes")
+            row.modified = Int64(100 + i)
+            return row
+        }
+        var tagged = file("/n/m.txt", text: "")
+        tagged.metadata = "orchid"
+        tagged.modified = 1
+        var short = file("/n/s.txt", text: "orchid")
+        short.modified = 2
+        files += [tagged, short] + (0..<10).map { i in file("/n/long-\(i).txt", text: "orchid " + filler) }
+        try index.upsert(files)
+        #expect(try server.psql("SELECT count(*) FROM docent_files WHERE \(PostgresIndex.named("'orchid'"))".replacingOccurrences(of: "f.", with: "")) == "24")
+        for query in ["orchid", "orchid OR w3", "orchid -w5"] {
+            let match = try #require(try SearchQuery.parse(query).match)
+            var positive = match
+            while case .not(let kept, _) = positive { positive = kept }
+            let words = try TextWords()
+            let score = "ts_rank('\(PostgresIndex.rankWeights)', rank_fts, '\(TSQuery.text(positive, words: words).replacingOccurrences(of: "'", with: "''"))'::tsquery, 1)"
+            for limit in [5, 20] {
+                let found = try index.search(SearchRequest(match: match, limit: limit)).map(\.displayPath)
+                let expected = try server.psql("""
+                    SELECT convert_from(path, 'UTF8') FROM docent_files
+                    WHERE fts @@ '\(TSQuery.text(match, words: words).replacingOccurrences(of: "'", with: "''"))'::tsquery
+                    ORDER BY CASE WHEN \(score) > \(PostgresIndex.unscored) THEN \(score) ELSE 0 END DESC, modified DESC LIMIT \(limit)
+                    """).split(separator: "\n").map(String.init)
+                #expect(found == expected, "\(query), limit \(limit)")
+                if query == "orchid" { #expect(found.first == "/n/m.txt", "the short row with the word in its metadata scores highest") }
+            }
+        }
+        // The bound: a vector without the words in a name or title scores at most 0.2 × 1.608 over
+        // log2(1 + its length); past the cut it cannot reach the score it was cut for.
+        for score in [0.05, 0.1, 0.137, 0.3] {
+            let cut = try #require(PostgresIndex.namedFirstCut(below: score))
+            #expect(0.2 * 1.608 / log2(Double(cut) + 1) < score)
+            #expect(cut == 1 || 0.2 * 1.608 / log2(Double(cut - 1) + 1) >= score * 0.99)
+        }
+        #expect(PostgresIndex.namedFirstCut(below: 0.01) == nil, "too many short rows to rank: all matches are")
+    }
+
     @Test("A database made by the Docent before migration v3 (the server's words) gets Docent's words on first open")
     func wordsMadeAgain() throws {
         // The database as that Docent left it: migrations v1 and v2 as recorded, a row whose
@@ -174,7 +222,7 @@ struct PostgresStoreTests {
             """)
         #expect(try server.psql("SELECT fts @@ '京タ'::tsquery FROM docent_files") == "f", "the server's parser kept the CJK run whole")
         let index = try store()
-        #expect(try server.psql("SELECT identifier FROM docent_migrations ORDER BY identifier") == "v1\nv2\nv3")
+        #expect(try server.psql("SELECT identifier FROM docent_migrations ORDER BY identifier") == "v1\nv2\nv3\nv4")
         #expect(try server.psql("SELECT count(*) FROM pg_proc WHERE proname LIKE 'docent\\_%'") == "0", "the server's functions are gone")
         #expect(try index.search(SearchRequest(match: .term("migration"), limit: 5)).map(\.displayPath) == ["/m/a.txt"])
         #expect(try index.search(SearchRequest(match: .columns(["title"], .term("plan")), limit: 5)).count == 1)
