@@ -12,7 +12,7 @@ struct PostgresBench: ParsableCommand {
         commandName: "postgres",
         abstract: "A shared index on PostgreSQL against the SQLite file, in the same run: cold index, searches, size.",
         discussion: """
-            Starts a private PostgreSQL server (Debian's initdb and pg_ctl, PostgreSQL's default settings, a free
+            Starts a private PostgreSQL server (Debian's initdb and pg_ctl, PostgreSQL's default settings, a free \
             port on 127.0.0.1) unless --address names a database, and prints a Markdown table.
             """
     )

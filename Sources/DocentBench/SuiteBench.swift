@@ -11,7 +11,7 @@ struct SuiteBench: ParsableCommand {
         commandName: "suite",
         abstract: "The whole benchmark: floors, file(1), Docent's cold and no-change index, memory, index size, search, live updates, and Recoll, in one run.",
         discussion: """
-            Prints a Markdown table (or JSON with --json) of each figure, its ratio to the floor measured in the
+            Prints a Markdown table (or JSON with --json) of each figure, its ratio to the floor measured in the \
             same run and to Recoll when `recollindex` is installed. Progress goes to standard error.
             """
     )

@@ -16,10 +16,10 @@ package struct InfoCommand: ParsableCommand {
         commandName: "info",
         abstract: "Show each file's content type, what it conforms to, and why.",
         discussion: """
-            Three witnesses, from one bounded read of the file's first bytes: the name's
-            shared-mime-info globs, shared-mime-info's magic and XML root rules (combined as
-            its specification says, OLE2 compound files by their streams), and libmagic;
-            the answer reconciles them through conformance. Special files (FIFOs, sockets,
+            Three witnesses, from one bounded read of the file's first bytes: the name's \
+            shared-mime-info globs, shared-mime-info's magic and XML root rules (combined as \
+            its specification says, OLE2 compound files by their streams), and libmagic; \
+            the answer reconciles them through conformance. Special files (FIFOs, sockets, \
             devices, symbolic links, directories) are typed from lstat and never opened.
             """
     )

@@ -29,5 +29,7 @@ package enum Terminal {
     }
 
     /// Whether `NO_COLOR` asks for no colour (https://no-color.org: set and not empty).
-    package static var noColor: Bool { !(ProcessInfo.processInfo.environment["NO_COLOR"] ?? "").isEmpty }
+    /// (getenv, not ProcessInfo, which copies the whole environment into a dictionary: this is
+    /// asked once per search hit.)
+    package static var noColor: Bool { getenv("NO_COLOR").map { $0.pointee != 0 } ?? false }
 }

@@ -16,7 +16,7 @@ struct Docent: AsyncParsableCommand {
         abstract: "Classify, index and preview the documents under your directories.",
         discussion: """
             Exit status: 0 success, 1 nothing found, 2 an error (bad usage, or a file that could not be examined).
-            Environment: DOCENT_CONFIG_DIR (default $XDG_CONFIG_HOME/docent) holds content-types.yaml;
+            Environment: DOCENT_CONFIG_DIR (default $XDG_CONFIG_HOME/docent) holds content-types.yaml; \
             XDG_DATA_HOME and XDG_DATA_DIRS locate the shared-mime-info database.
             """,
         version: "0.1.0",

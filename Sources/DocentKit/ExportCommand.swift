@@ -11,8 +11,8 @@ struct ExportCommand: AsyncParsableCommand {
         commandName: "export",
         abstract: "Write one of a document's renditions (its plain text, Markdown as HTML, …) to standard output.",
         discussion: """
-            TYPE is a content type identifier (public.plain-text), a MIME type (text/html) or a filename
-            extension (txt, html, json). When the document cannot be written as TYPE, the types it can be
+            TYPE is a content type identifier (public.plain-text), a MIME type (text/html) or a filename \
+            extension (txt, html, json). When the document cannot be written as TYPE, the types it can be \
             written as are listed and the exit status is 2.
             """
     )

@@ -14,9 +14,9 @@ struct IndexCommand: ParsableCommand {
         commandName: "index",
         abstract: "Index the files under directories (remembered as roots), or under the remembered roots.",
         discussion: """
-            New and changed files are classified and opened read-only by their document type (on every
-            core); files whose lstat signature (device, inode, size, mtime, ctime) has not changed are
-            skipped; renamed files keep their rows; files that are gone leave the index. Version-control
+            New and changed files are classified and opened read-only by their document type (on every \
+            core); files whose lstat signature (device, inode, size, mtime, ctime) has not changed are \
+            skipped; renamed files keep their rows; files that are gone leave the index. Version-control \
             internals and caches (.git, .cache, __pycache__, node_modules, …) are not entered.
             """
     )

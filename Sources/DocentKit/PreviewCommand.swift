@@ -20,8 +20,8 @@ struct PreviewCommand: AsyncParsableCommand {
         commandName: "preview",
         abstract: "Show a file's preview, as its document type sees it.",
         discussion: """
-            The file is classified, opened read-only by the most specific document type that reads
-            its content type, and previewed. Formats: text (the default on a pipe), ansi (the default
+            The file is classified, opened read-only by the most specific document type that reads \
+            its content type, and previewed. Formats: text (the default on a pipe), ansi (the default \
             on a terminal; colour unless NO_COLOR is set), html (one standalone page), json.
             """
     )

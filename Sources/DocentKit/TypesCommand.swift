@@ -8,8 +8,8 @@ struct TypesCommand: ParsableCommand {
         commandName: "types",
         abstract: "List the declared content types, or show one with its tags, supertypes and subtypes.",
         discussion: """
-            Types come from three layers, later overriding earlier: Docent's declarations
-            (Config/content-types.yaml), the system's shared-mime-info database, and your own
+            Types come from three layers, later overriding earlier: Docent's declarations \
+            (Config/content-types.yaml), the system's shared-mime-info database, and your own \
             $XDG_CONFIG_HOME/docent/content-types.yaml.
             """
     )

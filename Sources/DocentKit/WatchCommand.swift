@@ -20,7 +20,7 @@ struct WatchCommand: ParsableCommand {
         commandName: "watch",
         abstract: "Reconcile the index with the roots, then keep it current as files change (inotify).",
         discussion: """
-            Runs at idle CPU priority and does nothing while nothing changes. SIGINT or SIGTERM finishes the
+            Runs at idle CPU priority and does nothing while nothing changes. SIGINT or SIGTERM finishes the \
             batch in hand and exits 0; `docent pause` stops all its work until `docent resume` (SIGUSR2 makes it read \
             the request again). On battery it puts off its first reconcile and rescans until mains power (`battery:`). \
             One watcher per index: a second one exits with status 2, or waits with --wait.

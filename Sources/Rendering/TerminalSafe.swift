@@ -5,19 +5,24 @@ extension String {
     public var terminalSafe: String {
         guard unicodeScalars.contains(where: \.needsEscapingForTerminal) else { return self }
         var out = String.UnicodeScalarView()
-        for scalar in unicodeScalars {
-            switch scalar.value {
-            case 0x0A: out.append(scalar)
-            case 0x09: out.append(contentsOf: "    ".unicodeScalars)
-            case 0x00..<0x20: out.append(contentsOf: ["^", Unicode.Scalar(scalar.value + 0x40)!])
-            case 0x7F: out.append(contentsOf: "^?".unicodeScalars)
-            case 0x80..<0xA0, 0x2028, 0x2029, 0x202A...0x202E, 0x2066...0x2069:
-                // C1 controls, line separators and bidirectional overrides.
-                out.append(contentsOf: "<U+\(String(scalar.value, radix: 16, uppercase: true))>".unicodeScalars)
-            default: out.append(scalar)
-            }
-        }
+        for scalar in unicodeScalars { out.appendTerminalSafe(scalar) }
         return String(out)
+    }
+}
+
+extension String.UnicodeScalarView {
+    /// Appends `scalar` as `terminalSafe` shows it.
+    public mutating func appendTerminalSafe(_ scalar: Unicode.Scalar) {
+        switch scalar.value {
+        case 0x0A: append(scalar)
+        case 0x09: append(contentsOf: "    ".unicodeScalars)
+        case 0x00..<0x20: append(contentsOf: ["^", Unicode.Scalar(scalar.value + 0x40)!])
+        case 0x7F: append(contentsOf: "^?".unicodeScalars)
+        case 0x80..<0xA0, 0x2028, 0x2029, 0x202A...0x202E, 0x2066...0x2069:
+            // C1 controls, line separators and bidirectional overrides.
+            append(contentsOf: "<U+\(String(scalar.value, radix: 16, uppercase: true))>".unicodeScalars)
+        default: append(scalar)
+        }
     }
 }
 

@@ -13,10 +13,10 @@ public struct ServeCommand: AsyncParsableCommand {
         commandName: "serve",
         abstract: "Search and preview in a browser: a local web viewer over the index.",
         discussion: """
-            Prints the viewer's address, with its access token, as the first line of standard output
-            (http://127.0.0.1:PORT/?token=…). The token is random, kept beside the index (0600) so
-            bookmarks survive a restart, and replaced with --new-token. Only 127.0.0.1 is listened on
-            unless --bind says otherwise. When no `docent watch` keeps the index current, one runs in
+            Prints the viewer's address, with its access token, as the first line of standard output \
+            (http://127.0.0.1:PORT/?token=…). The token is random, kept beside the index (0600) so \
+            bookmarks survive a restart, and replaced with --new-token. Only 127.0.0.1 is listened on \
+            unless --bind says otherwise. When no `docent watch` keeps the index current, one runs in \
             this process while it serves. Stop with Ctrl-C.
             """
     )
