@@ -24,6 +24,10 @@ static char *(*p_PQcmdTuples)(PGresult *);
 static int (*p_PQgetisnull)(const PGresult *, int, int);
 static int (*p_PQgetlength)(const PGresult *, int, int);
 static char *(*p_PQgetvalue)(const PGresult *, int, int);
+static int (*p_PQsocket)(const PGconn *);
+static int (*p_PQconsumeInput)(PGconn *);
+static void *(*p_PQnotifies)(PGconn *);
+static void (*p_PQfreemem)(void *);
 
 #define RESOLVE(name)                                   \
     do {                                                \
@@ -41,7 +45,8 @@ static void load(void) {
     RESOLVE(PQconnectdb); RESOLVE(PQstatus); RESOLVE(PQfinish); RESOLVE(PQreset); RESOLVE(PQerrorMessage);
     RESOLVE(PQparameterStatus); RESOLVE(PQsetNoticeProcessor); RESOLVE(PQexecParams); RESOLVE(PQresultStatus);
     RESOLVE(PQresultErrorField); RESOLVE(PQclear); RESOLVE(PQntuples); RESOLVE(PQcmdTuples); RESOLVE(PQgetisnull);
-    RESOLVE(PQgetlength); RESOLVE(PQgetvalue);
+    RESOLVE(PQgetlength); RESOLVE(PQgetvalue); RESOLVE(PQsocket); RESOLVE(PQconsumeInput); RESOLVE(PQnotifies);
+    RESOLVE(PQfreemem);
     load_error = NULL;
     return;
 missing:
@@ -78,3 +83,11 @@ char *docent_PQcmdTuples(PGresult *result) { return p_PQcmdTuples(result); }
 int docent_PQgetisnull(const PGresult *result, int row, int column) { return p_PQgetisnull(result, row, column); }
 int docent_PQgetlength(const PGresult *result, int row, int column) { return p_PQgetlength(result, row, column); }
 char *docent_PQgetvalue(const PGresult *result, int row, int column) { return p_PQgetvalue(result, row, column); }
+int docent_PQsocket(const PGconn *conn) { return p_PQsocket(conn); }
+
+int docent_pq_take_notifications(PGconn *conn) {
+    if (p_PQconsumeInput(conn) == 0) return -1;
+    int count = 0;
+    for (void *notification; (notification = p_PQnotifies(conn)) != NULL; count++) p_PQfreemem(notification);
+    return count;
+}

@@ -51,7 +51,7 @@ package struct SearchCommand: ParsableCommand {
 
     /// How `--follow` runs, set by docent-engine, which has the watcher (`docent` hands such
     /// searches to it). Set once at start-up, before any command runs.
-    nonisolated(unsafe) package static var following: ((SearchCommand, SearchRequest, FileIndex) throws -> Void)?
+    nonisolated(unsafe) package static var following: ((SearchCommand, SearchRequest, any IndexStore) throws -> Void)?
 
     package init() {}
 
@@ -60,7 +60,6 @@ package struct SearchCommand: ParsableCommand {
         guard location.isServer || FileManager.default.fileExists(atPath: location.resolved) else {
             throw CommandFailure("there is no index at \(location.resolved) yet: run `docent index DIRECTORY` first")
         }
-        if follow, location.isServer { throw CommandFailure("--follow needs an index on this machine; a PostgreSQL index has no live results yet") }
         let index = try follow ? location.open() : location.openForSearching()
         var request = try makeRequest(index)
         // "Did you mean": for a person at a terminal and under --json, and what --fuzzy
@@ -75,7 +74,7 @@ package struct SearchCommand: ParsableCommand {
                                                                     uniquingKeysWith: +))
         }
         if follow {
-            guard let following = Self.following, let index = index as? FileIndex else { throw CommandFailure("--follow is run by docent-engine") }
+            guard let following = Self.following else { throw CommandFailure("--follow is run by docent-engine") }
             return try following(self, request, index)
         }
         let hits: [SearchHit]

@@ -4,27 +4,47 @@ import Engine
 import Foundation
 import Index
 import Logging
+import PostgresIndex
 import Rendering
 import SystemPackage
 import Watcher
+
+/// What a live query waits on: the SQLite file and its log (`FileFollower`), or PostgreSQL's
+/// notifications of every host's commits (`ChangeListener`).
+protocol IndexCommits: Sendable {
+    func wait() -> Bool
+    func stop()
+}
+
+extension FileFollower: IndexCommits {}
+extension ChangeListener: IndexCommits {}
 
 extension SearchCommand {
     /// `docent search QUERY --follow`: the results, then a line for each file that starts or
     /// stops matching, each time the index commits — a live query.
     ///
-    /// The index is followed through its database and write-ahead log, so any writer counts:
-    /// a running `docent watch`, a `docent index`, or, when no watcher runs, one started here
-    /// for the remembered roots (stopped with the search).
-    func follow(_ request: SearchRequest, in index: FileIndex) throws {
+    /// A SQLite index is followed through its database and write-ahead log, so any writer
+    /// counts: a running `docent watch`, a `docent index`, or, when no watcher runs, one
+    /// started here for the remembered roots (stopped with the search). An index on
+    /// PostgreSQL is followed through the server's notifications, whichever host wrote: the
+    /// hosts' own `docent watch` keep it current, and another host's file is named host:path.
+    func follow(_ request: SearchRequest, in index: any IndexStore) throws {
         // Followed before the first query, so no commit falls between the two.
-        let follower: FileFollower
-        do {
-            follower = try FileFollower(files: [FilePath(index.path), FilePath(index.path + "-wal")], settle: .milliseconds(10))
-        } catch {
-            throw CommandFailure("cannot follow \(index.path): \(error)")
+        let commits: any IndexCommits
+        var here: BackgroundWatch?
+        if let file = index as? FileIndex {
+            do {
+                commits = try FileFollower(files: [FilePath(file.path), FilePath(file.path + "-wal")], settle: .milliseconds(10))
+            } catch {
+                throw CommandFailure("cannot follow \(file.path): \(error)")
+            }
+            here = try watchHere(file)
+        } else if let shared = index as? PostgresIndex {
+            do { commits = try shared.changes() } catch { throw IndexLocation.failure(error, path: shared.displayName) }
+        } else {
+            throw CommandFailure("--follow cannot follow \(index.displayName)")
         }
-        let here = try watchHere(index)
-        let sources = Signals.onTermination { follower.stop() }
+        let sources = Signals.onTermination { commits.stop() }
         defer {
             here?.stop()
             withExtendedLifetime(sources) {}
@@ -42,41 +62,53 @@ extension SearchCommand {
             throw IndexLocation.failure(error, path: index.path)
         }
         for hit in first { show(hit, event: "match") }
-        var matching = Set(all.map(\.path))
-        while follower.wait() {
+        // Each matching file by host and path: the same path on two hosts is two files.
+        func key(_ hit: SearchHit) -> [UInt8] { (hit.host.map { Array($0.utf8) + [0] } ?? []) + hit.path }
+        var matching = Dictionary(all.map { (key($0), $0) }) { first, _ in first }
+        while commits.wait() {
             let now: [SearchHit]
-            do { now = try index.search(everything) } catch {
+            do {
+                // Once more on a failure: after the server restarted, the first statement meets
+                // the connection it closed, and the store connects again for the next.
+                now = try (try? index.search(everything)) ?? index.search(everything)
+            } catch {
                 Output.warning("\(error)")
                 continue
             }
-            let nowPaths = Set(now.map(\.path))
-            let added = now.filter { !matching.contains($0.path) }.map(\.path)
-            let removed = matching.subtracting(nowPaths).sorted { $0.lexicographicallyPrecedes($1) }
-            matching = nowPaths
+            let current = Dictionary(now.map { (key($0), $0) }) { first, _ in first }
+            let added = now.filter { matching[key($0)] == nil }
+            let removed = matching.filter { current[$0.key] == nil }.sorted { $0.key.lexicographicallyPrecedes($1.key) }.map(\.value)
+            matching = current
             report(added: added, removed: removed, request: request, index: index)
         }
     }
 
-    /// Prints `+ path` and `- path` lines, or JSON objects: an added hit in full (with its
-    /// snippet), a removed one by path.
-    private func report(added: [[UInt8]], removed: [[UInt8]], request: SearchRequest, index: FileIndex) {
+    /// Prints `+ path` and `- path` lines (another host's file as host:path), or JSON objects:
+    /// an added hit in full (with its snippet), a removed one by path (and host).
+    private func report(added: [SearchHit], removed: [SearchHit], request: SearchRequest, index: any IndexStore) {
+        func shown(_ hit: SearchHit) -> [UInt8] { hit.host.map { Array($0.utf8) + [UInt8(ascii: ":")] + hit.path } ?? hit.path }
         if json {
-            if !added.isEmpty {
-                var withSnippets = request
-                withSnippets.paths = added
-                withSnippets.limit = added.count
-                for hit in (try? index.search(withSnippets)) ?? [] { show(hit, event: "added") }
+            // This host's added files again with their snippets (a search by path); another
+            // host's as the comparison found them.
+            let own = added.filter { $0.host == nil }.map(\.path)
+            var withSnippets = request
+            withSnippets.paths = own
+            withSnippets.limit = own.count
+            let snippets = own.isEmpty ? [] : (try? index.search(withSnippets)) ?? []
+            let full = Dictionary(snippets.map { ($0.path, $0) }) { first, _ in first }
+            for hit in added { show(hit.host == nil ? full[hit.path] ?? hit : hit, event: "added") }
+            for hit in removed {
+                Output.line(JSONRenderer.encode(RemovedHitJSON(path: String(decoding: hit.path, as: UTF8.self), host: hit.host)))
             }
-            for path in removed { Output.line(JSONRenderer.encode(RemovedHitJSON(path: String(decoding: path, as: UTF8.self)))) }
             return
         }
         let colour = Output.isTerminal && !Terminal.noColor
-        for (sign, paths) in [("+", added), ("-", removed)] {
-            for path in paths {
+        for (sign, hits) in [("+", added), ("-", removed)] {
+            for hit in hits {
                 if colour {
-                    Output.line((sign == "+" ? "\u{1B}[32m+" : "\u{1B}[31m-") + "\u{1B}[0m " + String(decoding: path, as: UTF8.self).terminalSafe)
+                    Output.line((sign == "+" ? "\u{1B}[32m+" : "\u{1B}[31m-") + "\u{1B}[0m " + String(decoding: shown(hit), as: UTF8.self).terminalSafe)
                 } else {
-                    Output.write(Data(Array("\(sign) ".utf8) + path + (print0 ? [0] : [0x0A])))
+                    Output.write(Data(Array("\(sign) ".utf8) + shown(hit) + (print0 ? [0] : [0x0A])))
                 }
             }
         }
@@ -134,5 +166,7 @@ package final class BackgroundWatch: Sendable {
 /// A hit that stopped matching, as `--json --follow` prints it.
 struct RemovedHitJSON: Encodable {
     let path: String
+    /// Another host's, in an index on PostgreSQL; left out for this host's.
+    var host: String?
     var event = "removed"
 }

@@ -55,6 +55,12 @@ final class Connection {
     /// Whether the connection is up (as far as libpq knows without asking the server).
     var isUp: Bool { handle != nil && docent_PQstatus(handle) == Int32(DOCENT_CONNECTION_OK) }
 
+    /// The connection's socket, for poll (a listener's).
+    var socket: Int32 { docent_PQsocket(handle) }
+
+    /// The notifications that arrived (`LISTEN`), taken: how many, or -1 when the connection failed.
+    func takeNotifications() -> Int { Int(docent_pq_take_notifications(handle)) }
+
     /// Connects again after the server went away (libpq's `PQreset`).
     func reset() throws(IndexError) {
         docent_PQreset(handle)

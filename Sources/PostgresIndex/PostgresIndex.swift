@@ -88,6 +88,8 @@ public final class PostgresIndex: IndexStore {
                     try connection.execute("BEGIN")
                     do throws(IndexError) {
                         let result = try body(connection)
+                        // Heard at the commit by every `search --follow` (ChangeListener).
+                        try connection.execute("SELECT pg_notify('docent_changes', $1)", [.text(host)])
                         try connection.execute("COMMIT")
                         return .success(result)
                     } catch {
@@ -117,6 +119,11 @@ public final class PostgresIndex: IndexStore {
             || message.hasSuffix("(SQLSTATE 23505)")
         default: false
         }
+    }
+
+    /// A listener for the commits of every host (`search --follow`).
+    public func changes(settleMilliseconds: Int32 = 10) throws(IndexError) -> ChangeListener {
+        try ChangeListener(address: address, settle: settleMilliseconds)
     }
 
     public func close() throws(IndexError) {

@@ -141,6 +141,49 @@ struct SharedIndexTests {
         #expect(status == 0, "\(host.log)")
     }
 
+    @Test("docent search --follow on PostgreSQL: every host's commits reach a live query, another host's files named host:path; a restart waited out")
+    func followAcrossHosts() throws {
+        let server = try PostgresServer()
+        try server.createDatabase()
+        let config = try TemporaryDirectory()
+        let shared = try Self.sharedEnvironment(config, address: server.address())
+        let alpha = try Host("alpha", shared: shared), beta = try Host("beta", shared: shared)
+        try alpha.write("one.txt", "green tea")
+        try beta.write("two.txt", "black coffee")
+        try alpha.start()
+        try beta.start()
+        #expect(try alpha.settled() && beta.settled(), "\(alpha.log)\n\(beta.log)")
+        let live = try StreamingProcess(["search", "tea", "--follow", "--json"], environment: alpha.env)
+        let lines = try StreamingProcess(["search", "tea", "--follow", "--files"], environment: alpha.env)
+        let first = live.nextObject()
+        #expect(first?["event"] as? String == "match" && first?["path"] as? String == alpha.root + "/one.txt" && first?["host"] == nil)
+        #expect(lines.nextLine() == alpha.root + "/one.txt")
+
+        try beta.write("three.txt", "white tea leaves")  // another host's file starts matching
+        let added = live.nextObject(within: 30)
+        #expect(added?["event"] as? String == "added" && added?["host"] as? String == "beta"
+                && added?["path"] as? String == beta.root + "/three.txt", "\(String(describing: added))")
+        #expect(lines.nextLine(within: 30) == "+ beta:" + beta.root + "/three.txt")
+        try alpha.write("four.txt", "mint tea")  // this host's, shown with its snippet
+        let own = live.nextObject(within: 30)
+        #expect(own?["event"] as? String == "added" && own?["host"] == nil && (own?["snippet"] as? String)?.contains("[tea]") == true,
+                "\(String(describing: own))")
+        try FileManager.default.removeItem(atPath: beta.root + "/three.txt")
+        let removed = live.nextObject(within: 30)
+        #expect(removed?["event"] as? String == "removed" && removed?["host"] as? String == "beta"
+                && removed?["path"] as? String == beta.root + "/three.txt", "\(String(describing: removed))")
+
+        // The server restarts: the live query connects again and goes on hearing commits.
+        try server.stop()
+        sleep(1)
+        try server.start()
+        try beta.write("five.txt", "tea again")
+        let after = live.nextObject(within: 90)
+        #expect(after?["event"] as? String == "added" && after?["path"] as? String == beta.root + "/five.txt", "\(String(describing: after))\n\(beta.log)")
+        #expect(live.stop() == 0 && lines.stop() == 0)
+        #expect(try alpha.stop() == 0 && beta.stop() == 0)
+    }
+
     @Test("docent index waits for a server that restarts mid-run; a password in the address is refused; an unreachable server is one clear line")
     func indexAndBadAddresses() throws {
         let server = try PostgresServer()

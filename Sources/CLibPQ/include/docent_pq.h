@@ -37,5 +37,9 @@ char *docent_PQcmdTuples(PGresult *result);
 int docent_PQgetisnull(const PGresult *result, int row, int column);
 int docent_PQgetlength(const PGresult *result, int row, int column);
 char *docent_PQgetvalue(const PGresult *result, int row, int column);
+int docent_PQsocket(const PGconn *conn);
+/// Reads what the server sent (`PQconsumeInput`), then takes and frees every notification
+/// that came (`PQnotifies`, `PQfreemem`): how many, or -1 when the connection failed.
+int docent_pq_take_notifications(PGconn *conn);
 
 #endif
