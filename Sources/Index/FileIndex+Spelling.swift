@@ -31,19 +31,12 @@ extension FileIndex {
         let words = match?.plainWords ?? []
         guard !words.isEmpty else { return [] }
         return try read { db in
-            let total = try Int.fetchOne(db, sql: "SELECT count(*) FROM files") ?? 0
-            var out: [SpellingSuggestion] = []
-            var seen: Set<String> = []
-            for typed in words {
-                let word = typed.lowercased()
-                guard seen.insert(word).inserted, Spelling.isCandidate(word) else { continue }
-                let typedFiles = try Self.files(holding: word, db)
-                guard typedFiles == 0 || typedFiles <= total / 1000 else { continue }
-                if let best = try Self.closest(to: word, typedFiles: typedFiles, db) {
-                    out.append(SpellingSuggestion(word: typed, suggestion: best.word, files: best.files, filesTyped: typedFiles))
-                }
-            }
-            return out
+            let exists = try db.cachedStatement(sql: "SELECT 1 FROM files_fts WHERE files_fts MATCH ? LIMIT 1")
+            return try Spelling.suggestions(
+                for: words, total: try Int.fetchOne(db, sql: "SELECT count(*) FROM files") ?? 0,
+                stems: { words in try Self.tokens(of: words, db) },
+                held: { variants in try variants.filter { try Int.fetchOne(exists, arguments: [FTSExpression.quote($0)]) != nil } },
+                files: { word in try Self.files(holding: word, db) })
         }
     }
 
@@ -51,30 +44,6 @@ extension FileIndex {
     static func files(holding word: String, _ db: Database) throws -> Int {
         try Int.fetchOne(db.cachedStatement(sql: "SELECT count(*) FROM files_fts WHERE files_fts MATCH ?"),
                          arguments: [FTSExpression.quote(word)]) ?? 0
-    }
-
-    /// The best variant of `word` the index holds in at least ten times as many files.
-    static func closest(to word: String, typedFiles: Int, _ db: Database) throws -> (word: String, files: Int)? {
-        let variants = Spelling.variants(of: word)
-        guard let stems = try tokens(of: [word] + variants.map(\.word), db), stems.count == variants.count + 1 else { return nil }
-        // One variant per stem (the likeliest slip), the typed word's own stem left out.
-        var byStem: [String: Spelling.Variant] = [:]
-        for (variant, stem) in zip(variants, stems.dropFirst()) where stem != stems[0] {
-            if let held = byStem[stem], held.weight >= variant.weight { continue }
-            byStem[stem] = variant
-        }
-        let exists = try db.cachedStatement(sql: "SELECT 1 FROM files_fts WHERE files_fts MATCH ? LIMIT 1")
-        var best: (word: String, files: Int, score: Double)?
-        for variant in byStem.values {
-            guard try Int.fetchOne(exists, arguments: [FTSExpression.quote(variant.word)]) != nil else { continue }
-            let files = try Self.files(holding: variant.word, db)
-            guard files >= max(1, typedFiles * 10) else { continue }
-            let score = variant.weight * log2(2 + Double(files))
-            if best.map({ score > $0.score || (score == $0.score && variant.word < $0.word) }) ?? true {
-                best = (variant.word, files, score)
-            }
-        }
-        return best.map { ($0.word, $0.files) }
     }
 
     /// The index's tokens (stemmed, folded) of each of `words`, which must be one token each.
@@ -91,11 +60,50 @@ extension FileIndex {
     }
 }
 
-/// Variants of a word at one edit, and how likely each is as a typing slip.
-enum Spelling {
+/// Variants of a word at one edit, and how likely each is as a typing slip; the choice of
+/// suggestions, whatever the store (it says how many files hold a word, and which words it
+/// holds at all).
+package enum Spelling {
     struct Variant: Hashable {
         var word: String
         var weight: Double
+    }
+
+    /// Suggestions for `words` (as typed) that a store of `total` files holds in no file or in
+    /// few (at most one file in a thousand, and at least ten times fewer than the
+    /// suggestion). `stems` gives the store's token of each word (nil unless one each),
+    /// `held` those of some words the store holds, `files` how many files hold a word.
+    package static func suggestions<E: Error>(for words: [String], total: Int, stems: ([String]) throws(E) -> [String]?,
+                                              held: ([String]) throws(E) -> [String],
+                                              files: (String) throws(E) -> Int) throws(E) -> [SpellingSuggestion] {
+        var out: [SpellingSuggestion] = []
+        var seen: Set<String> = []
+        for typed in words {
+            let word = typed.lowercased()
+            guard seen.insert(word).inserted, isCandidate(word) else { continue }
+            let typedFiles = try files(word)
+            guard typedFiles == 0 || typedFiles <= total / 1000 else { continue }
+            let variants = Self.variants(of: word)
+            guard let tokens = try stems([word] + variants.map(\.word)), tokens.count == variants.count + 1 else { continue }
+            // One variant per stem (the likeliest slip), the typed word's own stem left out.
+            var byStem: [String: Variant] = [:]
+            for (variant, stem) in zip(variants, tokens.dropFirst()) where stem != tokens[0] {
+                if let kept = byStem[stem], kept.weight >= variant.weight { continue }
+                byStem[stem] = variant
+            }
+            let weights = Dictionary(byStem.values.map { ($0.word, $0.weight) }) { first, _ in first }
+            var best: (word: String, files: Int, score: Double)?
+            for candidate in try held(byStem.values.map(\.word).sorted()) {
+                let count = try files(candidate)
+                guard count >= max(1, typedFiles * 10), let weight = weights[candidate] else { continue }
+                let score = weight * log2(2 + Double(count))
+                if best.map({ score > $0.score || (score == $0.score && candidate < $0.word) }) ?? true {
+                    best = (candidate, count, score)
+                }
+            }
+            if let best { out.append(SpellingSuggestion(word: typed, suggestion: best.word, files: best.files, filesTyped: typedFiles)) }
+        }
+        return out
     }
 
     static func isCandidate(_ word: String) -> Bool {

@@ -333,9 +333,50 @@ extension PostgresIndex {
         return out
     }
 
-    /// Spelling suggestions are SQLite's alone for now (they look words up in FTS5's own
-    /// structures): none here.
-    public func suggestions(for match: FTSExpression?) throws(IndexError) -> [SpellingSuggestion] { [] }
+    /// "Did you mean", as with SQLite (`Spelling`): the typed word's variants at one edit,
+    /// stemmed by `TextWords`, those the index holds found in one statement (a GIN lookup
+    /// each), then the files of each counted. Over every host's files.
+    public func suggestions(for match: FTSExpression?) throws(IndexError) -> [SpellingSuggestion] {
+        let typed = match?.plainWords ?? []
+        guard !typed.isEmpty else { return [] }
+        let words = try TextWords()
+        // Each word's token, the variants' made in one pass (joined, as FileIndex does).
+        var known: [String: String] = [:]
+        func token(_ word: String) -> String? {
+            if let token = known[word] { return token }
+            let tokens = words.tokens(of: word)
+            return tokens.count == 1 ? tokens[0] : nil
+        }
+        return try run { connection throws(IndexError) in
+            // The threshold is one file in a thousand: the rows counted, or past 200,000 the
+            // planner's estimate (counting a large table reads all of it).
+            let estimate = Int(try connection.execute("""
+                SELECT greatest(reltuples, 0)::bigint FROM pg_class WHERE oid = 'docent_files'::regclass
+                """).int(0, 0))
+            let total = estimate > 200_000 ? estimate : Int(try connection.execute("SELECT count(*) FROM docent_files").int(0, 0))
+            return try Spelling.suggestions(
+                for: typed, total: total,
+                stems: { list throws(IndexError) in
+                    let tokens = words.tokens(of: list.joined(separator: " "))
+                    guard tokens.count == list.count else { return nil }
+                    for (word, token) in zip(list, tokens) { known[word] = token }
+                    return tokens
+                },
+                held: { variants throws(IndexError) in
+                    let queries = variants.compactMap { variant in token(variant).map { (variant, TSQuery.quote($0)) } }
+                    let rows = try connection.execute("""
+                        SELECT q FROM unnest($1::text[]) q WHERE EXISTS (SELECT 1 FROM docent_files WHERE fts @@ q::tsquery)
+                        """, [.text(Self.arrayLiteral(queries.map(\.1)))])
+                    let held = Set((0..<rows.count).compactMap { rows.string($0, 0) })
+                    return queries.filter { held.contains($0.1) }.map(\.0)
+                },
+                files: { word throws(IndexError) in
+                    guard let token = token(word) else { return 0 }
+                    return Int(try connection.execute("SELECT count(*) FROM docent_files WHERE fts @@ $1::tsquery",
+                                                      [.text(TSQuery.quote(token))]).int(0, 0))
+                })
+        }
+    }
 
     public func statistics() throws(IndexError) -> IndexStatistics {
         var statistics = IndexStatistics()

@@ -54,4 +54,20 @@ struct SpellingCLITests {
         #expect(found.contains("Also searched: receive (1 file), for recieve."), "\(found)")
         #expect(found.contains("parcel.txt"))
     }
+
+    @Test("On PostgreSQL too: the JSON object says what it means, --fuzzy finds the file")
+    func onPostgres() throws {
+        let shared = try TemporaryDirectory()
+        let env = try TestStore.postgresql.environment(["XDG_DATA_HOME": shared.path + "/data"], directory: shared.path)
+        try shared.write("tree/parcel.txt", "Please receive the parcel at the door.\n")
+        try shared.write("tree/other.txt", "Nothing to see.\n")
+        #expect(try Docent.run(["index", shared.path + "/tree"], environment: env).status == 0)
+        let json = try Docent.run(["search", "recieve", "--json"], environment: env)
+        #expect(json.status == 1, "no file holds recieve: \(json.stderr)")
+        let suggestions = try #require(json.jsonLines.first?["suggestions"] as? [[String: Any]], "\(json.stdout)")
+        #expect(suggestions.count == 1 && suggestions.first?["suggestion"] as? String == "receive" && suggestions.first?["files"] as? Int == 1)
+        let fuzzy = try Docent.run(["search", "recieve", "--fuzzy", "--json"], environment: env)
+        #expect(fuzzy.status == 0 && fuzzy.jsonLines.dropFirst().compactMap { $0["path"] as? String } == [shared.path + "/tree/parcel.txt"])
+        #expect((fuzzy.jsonLines.last?["snippet"] as? String)?.contains("[receive]") == true)
+    }
 }

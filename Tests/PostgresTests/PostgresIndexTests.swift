@@ -202,6 +202,30 @@ struct PostgresStoreTests {
         #expect(PostgresIndex.namedFirstCut(below: 0.01) == nil, "too many short rows to rank: all matches are")
     }
 
+    @Test("Did you mean: the same suggestions as the SQLite index for the same rows, misspellings held by few files included")
+    func suggestionsAsSQLite() throws {
+        let index = try store()
+        let directory = try TemporaryDirectory()
+        let local = try FileIndex(path: directory.path + "/index.sqlite")
+        var rows = [
+            file("/r/a.txt", text: "Please receive the parcel at the door."),
+            file("/r/b.txt", text: "We received many letters about the information desk."),
+            file("/r/c.txt", text: "The separate accommodation was necessary."),
+        ]
+        for i in 0..<1200 { rows.append(file("/r/filler\(i).txt", text: "filler text number \(i) about the weather")) }
+        rows.append(file("/r/typo.txt", text: "the letter says seperate"))
+        for i in 0..<12 { rows.append(file("/r/rooms\(i).txt", text: "separate rooms \(i)")) }
+        for (i, _) in rows.enumerated() { rows[i].inode = Int64(i + 1) }
+        try index.upsert(rows)
+        try local.upsert(rows)
+        for query in ["recieve", "parcle", "informaton", "necissary accomodation", "weathet", "seperate", "receive", "xyzzyq", "\"recieve parcle\""] {
+            let match = try SearchQuery.parse(query).match
+            let expected = try local.suggestions(for: match)
+            #expect(!expected.isEmpty || ["receive", "xyzzyq"].contains(query), "\(query)")
+            #expect(try index.suggestions(for: match) == expected, "\(query)")
+        }
+    }
+
     @Test("A database made by the Docent before migration v3 (the server's words) gets Docent's words on first open")
     func wordsMadeAgain() throws {
         // The database as that Docent left it: migrations v1 and v2 as recorded, a row whose
