@@ -200,7 +200,7 @@ let package = Package(
         .target(
             name: "Viewer",
             dependencies: [
-                "DocentKit", "DocentCLI", "Engine", "Index", "Rendering", "ContentTypes", "FileAccess", "Watcher",
+                "DocentKit", "DocentCLI", "Engine", "Index", "PostgresIndex", "Rendering", "ContentTypes", "FileAccess", "Watcher",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),

@@ -115,18 +115,7 @@ struct PreviewCommand: AsyncParsableCommand {
         let stored: (file: IndexedFile, text: String)?
         do { stored = try index.storedFile(host: host, path: Array(path.utf8), textLimit: maxBytes) } catch { throw CommandFailure("\(error)") }
         guard let (row, text) = stored else { throw CommandFailure("\(file): no such file of host \(host) in the index at \(index.displayName)") }
-        let fields = (row.metadata.flatMap { try? JSONDecoder().decode([String: MetadataValue].self, from: Data($0.utf8)) } ?? [:])
-            .sorted { $0.key < $1.key }.map { MetadataField(key: $0.key, value: $0.value) }
-        let modified = Date(timeIntervalSince1970: Double(row.modified) / 1e9).formatted(.iso8601)
-        var elements: [PreviewElement] = [
-            .note(nil, "On \(host), not on this machine: the text and metadata \(host) stored in the index, as of its last change (\(modified))."),
-            .title(row.title ?? row.name),
-            .metadata([MetadataField(key: "host", value: .text(host)), MetadataField(key: "content type", value: .text(row.contentType)),
-                       MetadataField(key: "size", value: .integer(Int(row.size)))] + fields),
-        ]
-        if let kind = row.errorKind { elements.append(.note(.error, "\(kind): \(row.errorMessage ?? "")")) }
-        if !text.isEmpty { elements.append(.text(text)) }
-        let preview = Preview(elements: elements)
+        let (preview, fields) = RemoteFile.preview(of: row, host: host, text: text)
         switch resolvedFormat {
         case .json:
             var output = PreviewOutput(path: path, contentType: row.contentType, documentType: row.documentType ?? "",
@@ -256,3 +245,24 @@ package enum Opening {
 }
 
 extension PreviewFormat: ExpressibleByArgument {}
+
+/// Another host's file in an index shared on PostgreSQL, shown from what that host stored:
+/// its title, metadata and text, marked as remote. Nothing of this machine is opened (the
+/// same path here is another file).
+package enum RemoteFile {
+    /// The preview, and the row's own metadata fields.
+    package static func preview(of row: IndexedFile, host: String, text: String) -> (Preview, [MetadataField]) {
+        let fields = (row.metadata.flatMap { try? JSONDecoder().decode([String: MetadataValue].self, from: Data($0.utf8)) } ?? [:])
+            .sorted { $0.key < $1.key }.map { MetadataField(key: $0.key, value: $0.value) }
+        let modified = Date(timeIntervalSince1970: Double(row.modified) / 1e9).formatted(.iso8601)
+        var elements: [PreviewElement] = [
+            .note(nil, "On \(host), not on this machine: the text and metadata \(host) stored in the index, as of its last change (\(modified))."),
+            .title(row.title ?? row.name),
+            .metadata([MetadataField(key: "host", value: .text(host)), MetadataField(key: "content type", value: .text(row.contentType)),
+                       MetadataField(key: "size", value: .integer(Int(row.size)))] + fields),
+        ]
+        if let kind = row.errorKind { elements.append(.note(.error, "\(kind): \(row.errorMessage ?? "")")) }
+        if !text.isEmpty { elements.append(.text(text)) }
+        return (Preview(elements: elements), fields)
+    }
+}

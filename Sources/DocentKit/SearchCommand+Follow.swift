@@ -11,7 +11,7 @@ import Watcher
 
 /// What a live query waits on: the SQLite file and its log (`FileFollower`), or PostgreSQL's
 /// notifications of every host's commits (`ChangeListener`).
-protocol IndexCommits: Sendable {
+package protocol IndexCommits: Sendable {
     func wait() -> Bool
     func stop()
 }

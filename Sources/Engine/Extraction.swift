@@ -32,6 +32,12 @@ public struct Extraction: Codable, Sendable, Equatable {
     public var preview: Preview?
     public var text: String?
 
+    public init(contentType: String, documentType: String, selection: String, title: String?, metadata: [MetadataField],
+                problems: [DocumentProblem] = [], preview: Preview?, text: String? = nil) {
+        (self.contentType, self.documentType, self.selection, self.title) = (contentType, documentType, selection, title)
+        (self.metadata, self.problems, self.preview, self.text) = (metadata, problems, preview, text)
+    }
+
     /// What `document` yields; the preview and the text only when asked for (they cost the most).
     public init(_ document: OpenedDocument, preview: Bool, text: Bool, textBytes: Int) throws {
         contentType = document.contentType.identifier

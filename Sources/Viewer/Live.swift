@@ -3,6 +3,7 @@ import FileAccess
 import Foundation
 import Hummingbird
 import Index
+import DocentKit
 import ServiceLifecycle
 import SystemPackage
 import Watcher
@@ -11,19 +12,27 @@ import Watcher
 /// each commit; with the watcher's status file: its status too). They are followed with
 /// inotify on a thread of their own, so nothing runs while nothing changes.
 final class IndexChanges: Sendable {
-    private let follower: FileFollower
+    private let sources: [any IndexCommits]
     private let subscribers = Locked<[UInt64: AsyncStream<Void>.Continuation]>([:])
     private let next = Locked<UInt64>(0)
 
-    init(_ files: [String]) throws {
-        follower = try FileFollower(files: files.map { FilePath($0) }, settle: .milliseconds(10))
-        let thread = Thread { [follower, subscribers] in
-            while follower.wait() {
-                for continuation in subscribers.withLock({ Array($0.values) }) { continuation.yield() }
+    convenience init(_ files: [String]) throws {
+        try self.init([FileFollower(files: files.map { FilePath($0) }, settle: .milliseconds(10))])
+    }
+
+    /// Changes from each of `sources` (for an index on PostgreSQL: its commits, heard from
+    /// the server, and the watcher's status file), each waited for on a thread of its own.
+    init(_ sources: [any IndexCommits]) {
+        self.sources = sources
+        for source in sources {
+            let thread = Thread { [subscribers] in
+                while source.wait() {
+                    for continuation in subscribers.withLock({ Array($0.values) }) { continuation.yield() }
+                }
             }
+            thread.name = "docent-serve-follow"
+            thread.start()
         }
-        thread.name = "docent-serve-follow"
-        thread.start()
     }
 
     /// One element per change from now on (changes close together may come as one).
@@ -38,7 +47,7 @@ final class IndexChanges: Sendable {
         return stream
     }
 
-    func stop() { follower.stop() }
+    func stop() { for source in sources { source.stop() } }
 }
 
 /// One Server-Sent Event.

@@ -111,13 +111,15 @@ enum Pages {
         let type = UTTypeRegistry.shared.type(identifier: hit.contentType)
         let name = hit.displayPath.split(separator: "/").last.map(String.init) ?? hit.displayPath
         let title = hit.title.flatMap { $0.isEmpty ? nil : $0 } ?? name
-        let thumbnail = type.map(Pictures.canPicture) == true
+        // Another host's file (an index on PostgreSQL) is named host:path, and has no picture here.
+        let place = (hit.host.map { $0 + ":" } ?? "") + hit.displayPath
+        let thumbnail = hit.host == nil && type.map(Pictures.canPicture) == true
             ? "<img class=\"thumb\" \(pictureLater ? "data-src" : "src")=\"/thumb/\(hit.id)?v=\(hit.modified)\" alt=\"\" loading=\"lazy\" width=\"64\" height=\"64\">"
             : "<span class=\"thumb kind\">\(escape(group(of: type)))</span>"
         return """
             <li id="hit-\(hit.id)" role="option" data-id="\(hit.id)"\(fresh ? " class=\"new\"" : "")><a href="/doc/\(hit.id)">\(thumbnail)<span class="what">\
             <span class="title">\(escape(title))</span> <span class="type" title="\(escape(hit.contentType))">\(escape(type?.localizedDescription ?? hit.contentType))</span>\
-            <span class="path">\(escape(hit.displayPath))</span>\
+            <span class="path">\(escape(place))</span>\
             <time datetime="\(iso(hit.modified))">\(escape(date(hit.modified)))</time>\
             <span class="snippet">\(snippet(hit.snippet))</span></span></a></li>
             """
@@ -164,7 +166,7 @@ enum Pages {
         }
         var html = """
             <article class="doc" data-id="\(id)">
-            <header><h2>\(escape(title))</h2><p class="path">\(escape(file.displayPath))</p>\
+            <header><h2>\(escape(title))</h2><p class="path">\(escape((file.host.map { $0 + ":" } ?? "") + file.displayPath))</p>\
             <p class="facts">\(facts.map(escape).joined(separator: " · "))</p></header>
 
             """

@@ -6,6 +6,9 @@ import FileAccess
 import Foundation
 import Index
 import Logging
+import PostgresIndex
+import SystemPackage
+import Watcher
 
 /// `docent serve`: the search page, previews and the status in a browser, on this machine.
 public struct ServeCommand: AsyncParsableCommand {
@@ -44,28 +47,32 @@ public struct ServeCommand: AsyncParsableCommand {
 
     public func run() async throws {
         Output.ignoreSIGPIPE()
-        guard !location.isServer else {
-            throw CommandFailure("docent serve reads an index on this machine; a PostgreSQL index is searched with `docent search` for now")
-        }
-        guard FileManager.default.fileExists(atPath: location.resolved) else {
+        guard location.isServer || FileManager.default.fileExists(atPath: location.resolved) else {
             throw CommandFailure("there is no index at \(location.resolved) yet: run `docent index DIRECTORY` first")
         }
-        guard let index = try location.open() as? FileIndex else { throw CommandFailure("not an index file: \(location.resolved)") }
+        let index = try location.open()
         let settings = try Settings.loadForCommand()
         let token = try AccessToken.load(beside: index.path, renew: newToken)
         if !["127.0.0.1", "::1", "localhost"].contains(bind) {
             Output.warning("listening on \(bind): anyone who can reach it and has the token can read the text of every indexed file, unencrypted")
         }
-        let here = try BackgroundWatch.unlessWatched(index, while: "the viewer serves")
+        // A SQLite index without a watcher gets one here; on PostgreSQL each host's own
+        // `docent watch` keeps its rows current.
+        let here = try (index as? FileIndex).flatMap { try BackgroundWatch.unlessWatched($0, while: "the viewer serves") }
         defer { here?.stop() }
         let watching = here != nil || RunningWatcher.find(index: index.path) != nil
         // Searches follow commits; the status page follows the watcher's status as well.
         let commits: IndexChanges, statusChanges: IndexChanges
         do {
-            commits = try IndexChanges([index.path, index.path + "-wal"])
-            statusChanges = try IndexChanges([index.path, index.path + "-wal", index.watchStatusPath])
+            if let shared = index as? PostgresIndex {
+                commits = IndexChanges([try shared.changes()])
+                statusChanges = IndexChanges([try shared.changes(), try FileFollower(files: [FilePath(index.watchStatusPath)])])
+            } else {
+                commits = try IndexChanges([index.path, index.path + "-wal"])
+                statusChanges = try IndexChanges([index.path, index.path + "-wal", index.watchStatusPath])
+            }
         } catch {
-            throw CommandFailure("cannot follow \(index.path): \(error)")
+            throw CommandFailure("cannot follow \(index.displayName): \(error)")
         }
         let documents = ViewerDocuments(budget: settings.budget, previews: PreviewCache(), thumbnails: ThumbnailCache())
         let server = ViewerServer(index: index, documents: documents, commits: commits, statusChanges: statusChanges, token: token,

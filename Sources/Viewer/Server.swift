@@ -113,33 +113,36 @@ struct ViewerServer: Sendable {
         }
         router.get("/doc/:id") { _, context in
             guard let (id, file) = try await row(context) else { return Self.notFound() }
-            let view = try await offPool { documents.view(file, id: id) }
+            let view = try await offPool { documentView(file, id: id) }
             return Self.html(Pages.previewPage(view))
         }
         router.get("/api/preview/:id") { _, context in
             guard let (id, file) = try await row(context) else { return Self.notFound() }
-            let view = try await offPool { documents.view(file, id: id) }
+            let view = try await offPool { documentView(file, id: id) }
             return Self.html(Pages.preview(view))
         }
         router.get("/events/preview/:id") { request, context in
             guard let (id, file) = try await row(context) else { return Self.notFound() }
-            return Response.eventStream(previewEvents(id: id, file: file), for: request)
+            return Response.eventStream(file.host == nil ? previewEvents(id: id, file: file) : remotePreviewEvents(id: id, file: file),
+                                        for: request)
         }
+        // What reads the file itself serves only this machine's files: another host's path
+        // here is another file, or none.
         router.get("/raw/:id") { _, context in
-            guard let (_, file) = try await row(context) else { return Self.notFound() }
+            guard let (_, file) = try await row(context), file.host == nil else { return Self.notFound() }
             return try await offPool { raw(file) }
         }
         router.get("/thumb/:id") { request, context in
-            guard let (_, file) = try await row(context) else { return Self.notFound() }
+            guard let (_, file) = try await row(context), file.host == nil else { return Self.notFound() }
             let size = Self.form(request.uri.query)["size"].flatMap(ThumbnailCache.Size.init(rawValue:)) ?? .large
             return try await offPool { Self.png(documents.picture(file, size: size)) }
         }
         router.get("/picture/:id") { _, context in
-            guard let (_, file) = try await row(context) else { return Self.notFound() }
+            guard let (_, file) = try await row(context), file.host == nil else { return Self.notFound() }
             return try await offPool { Self.png(documents.picture(file, size: .xLarge)) }
         }
         router.get("/export/:id") { request, context in
-            guard let (_, file) = try await row(context) else { return Self.notFound() }
+            guard let (_, file) = try await row(context), file.host == nil else { return Self.notFound() }
             guard let name = Self.form(request.uri.query)["as"], let type = RenditionTypes.resolve(name, in: .shared) else {
                 return AccessGuard.refusal(.badRequest, "Unknown type", "Say which rendition: ?as=public.plain-text")
             }
@@ -175,6 +178,38 @@ struct ViewerServer: Sendable {
     private func row(_ context: BasicRequestContext) async throws -> (Int64, IndexedFile)? {
         guard let id = context.parameters.get("id", as: Int64.self) else { return nil }
         return try await offPool { try index.file(id: id).map { (id, $0) } }
+    }
+
+    /// The row's view: this machine's file opened (`ViewerDocuments.view`), another host's
+    /// made from what that host stored in the index (`RemoteFile`).
+    func documentView(_ file: IndexedFile, id: Int64) -> DocumentView {
+        guard let host = file.host else { return documents.view(file, id: id) }
+        let text = (try? index.storedText(id: id, limit: documents.budget.textBytes)) ?? nil
+        let (preview, fields) = RemoteFile.preview(of: file, host: host, text: text ?? "")
+        let extraction = Extraction(contentType: file.contentType, documentType: file.documentType ?? "",
+                                    selection: "stored in the index by \(host)", title: file.title, metadata: fields, preview: preview)
+        return DocumentView(id: id, file: file, status: nil, extraction: extraction, problem: nil, explanation: nil, renditions: [],
+                            contentType: UTTypeRegistry.shared.type(identifier: file.contentType))
+    }
+
+    /// Another host's file: its preview now, then again each time the index commits and what
+    /// its host stored has changed.
+    func remotePreviewEvents(id: Int64, file: IndexedFile) -> AsyncStream<ServerSentEvent> {
+        let (events, continuation) = AsyncStream<ServerSentEvent>.makeStream()
+        let updates = commits.subscribe()
+        let task = Task {
+            var shown = (try? await offPool { Pages.preview(documentView(file, id: id)) }) ?? ""
+            continuation.yield(ServerSentEvent(name: "preview", data: shown))
+            for await _ in updates {
+                guard let row = try? await offPool({ try index.file(id: id) }),
+                      let now = try? await offPool({ Pages.preview(documentView(row, id: id)) }), now != shown else { continue }
+                shown = now
+                continuation.yield(ServerSentEvent(name: "preview", data: now))
+            }
+            continuation.finish()
+        }
+        continuation.onTermination = { _ in task.cancel() }
+        return events
     }
 
     /// The preview now, then again each time the file changes on disk: the file is followed

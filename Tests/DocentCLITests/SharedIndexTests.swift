@@ -184,6 +184,45 @@ struct SharedIndexTests {
         #expect(try alpha.stop() == 0 && beta.stop() == 0)
     }
 
+    @Test("docent serve on PostgreSQL: every host's hits, another host's file shown from the index (never this machine's file at its path), live results")
+    func serveAcrossHosts() throws {
+        let config = try TemporaryDirectory()
+        let shared = try Self.sharedEnvironment(config, address: try SharedPostgres.newDatabase())
+        let alpha = try Host("alpha", shared: shared), beta = try Host("beta", shared: shared)
+        try alpha.write("mine.txt", "comets over alpha")
+        try beta.write("theirs.txt", "comets seen from beta")
+        #expect(try Docent.run(["index", alpha.root], environment: alpha.env).status == 0)
+        #expect(try Docent.run(["index", beta.root], environment: beta.env).status == 0)
+        // Beta's path on this machine now holds other bytes: they are this machine's, not beta's file.
+        try beta.write("theirs.txt", "LOCAL BYTES")
+
+        let server = try StreamingProcess(["serve", "--port", "0"], environment: alpha.env)
+        let address = try #require(server.nextLine(within: 60))
+        let match = try #require(address.firstMatch(of: /^http:\/\/127\.0\.0\.1:(\d+)\/\?token=([0-9a-f]{64})$/))
+        let http = RawHTTP(port: Int(match.1)!)
+        let cookie = "docent-\(match.1)=\(match.2)"
+        let page = try http.get("/api/search?q=comets", cookie: cookie).text
+        #expect(page.contains(">" + alpha.root + "/mine.txt<") && page.contains(">beta:" + beta.root + "/theirs.txt<"), "\(page)")
+        let pattern = try Regex("data-id=\"(\\d+)\"><a href=\"/doc/\\d+\">(?:(?!</li>).)*?>beta:")
+        let id = try #require(page.firstMatch(of: pattern)).output[1].substring!
+        let doc = try http.get("/doc/\(id)", cookie: cookie)
+        #expect(doc.status == 200 && doc.text.contains("not on this machine") && doc.text.contains("comets seen from beta"), "\(doc.text)")
+        #expect(!doc.text.contains("LOCAL BYTES") && !doc.text.contains("/raw/") && !doc.text.contains("/export/"))
+        for target in ["/raw/\(id)", "/thumb/\(id)", "/picture/\(id)", "/export/\(id)?as=public.plain-text"] {
+            let refused = try http.get(target, cookie: cookie)
+            #expect(refused.status == 404 && !refused.text.contains("LOCAL BYTES"), "\(target)")
+        }
+
+        // Another host's commit reaches the live results.
+        let results = try http.stream("/events/search?q=comets", cookie: cookie)
+        usleep(300_000)  // subscribed
+        try beta.write("later.txt", "comets again")
+        #expect(try Docent.run(["index", beta.root], environment: beta.env).status == 0)
+        let added = try #require(results.next("results"))
+        #expect(added.contains(">beta:" + beta.root + "/later.txt<") && added.contains("class=\"new\""), "\(added)")
+        #expect(server.stop() == 0)
+    }
+
     @Test("docent index waits for a server that restarts mid-run; a password in the address is refused; an unreachable server is one clear line")
     func indexAndBadAddresses() throws {
         let server = try PostgresServer()
