@@ -22,12 +22,11 @@ struct QueryParser {
         while position < tokens.count {
             let token = tokens[position]
             switch token.kind {
-            case .field(let name, let value):
+            case .field(let name, let value) where name != "title":
                 position += 1
-                if name == "title" { positives.append(.columns(["title"], try words(value, column: token.column))) }
-                else { try apply(field: name, value: value, negated: false, column: token.column) }
+                try apply(field: name, value: value, negated: false, column: token.column)
             case .minus, .not:
-                if position + 1 < tokens.count, case .field(let name, let value) = tokens[position + 1].kind {
+                if position + 1 < tokens.count, case .field(let name, let value) = tokens[position + 1].kind, name != "title" {
                     guard name == "type" || name == "ext" else {
                         throw QuerySyntaxError(message: "only type: and ext: can be excluded", column: token.column)
                     }
@@ -74,7 +73,7 @@ struct QueryParser {
         var negatives: [FTSExpression] = []
         while position < tokens.count {
             switch tokens[position].kind {
-            case .word, .phrase, .open:
+            case .word, .phrase, .open, .field("title", _):
                 positives.append(try primary())
             case .minus, .not:
                 position += 1
@@ -92,7 +91,7 @@ struct QueryParser {
         return Self.combine(positives, negatives)
     }
 
-    static let fieldPlacement = "fields combine with the rest of the query by AND; they cannot stand inside parentheses or OR"
+    static let fieldPlacement = "fields other than title: combine with the rest of the query by AND; they cannot stand inside parentheses or OR"
 
     static func combine(_ positives: [FTSExpression], _ negatives: [FTSExpression]) -> FTSExpression {
         let positive = positives.count == 1 ? positives[0] : .and(positives)
@@ -136,6 +135,9 @@ struct QueryParser {
             throw QuerySyntaxError(message: "unbalanced parenthesis: ')' without '('", column: token.column)
         case .not, .minus:
             throw QuerySyntaxError(message: "a negation needs a word to negate", column: token.column)
+        case .field("title", let value):
+            // A word of the title: part of the text query, so anywhere a word can be.
+            return .columns(["title"], try words(value, column: token.column))
         case .field:
             throw QuerySyntaxError(message: Self.fieldPlacement, column: token.column)
         }

@@ -37,6 +37,11 @@ struct SearchQueryTests {
             .init(op: .greater, value: 1_748_736_000 * 1_000_000_000),
             .init(op: .greater, value: Int64((Self.now.timeIntervalSince1970 - 7 * 86400) * 1e9)),
         ])
+        // A title's words are words of the query: in OR, in parentheses, negated.
+        #expect(try SearchQuery.parse("title:plan OR tea", now: Self.now).match == .or([.columns(["title"], .term("plan")), .term("tea")]))
+        #expect(try SearchQuery.parse("(tea OR title:\"big plans\") cup", now: Self.now).match
+                == .and([.or([.term("tea"), .columns(["title"], .phrase(["big", "plans"]))]), .term("cup")]))
+        #expect(try SearchQuery.parse("tea -title:draft", now: Self.now).match == .not(.term("tea"), .columns(["title"], .term("draft"))))
         let onlyFilter = try SearchQuery.parse("type:image", now: Self.now)
         #expect(onlyFilter.match == nil && onlyFilter.types == ["image"])
         let onlyNegation = try SearchQuery.parse("-draft", now: Self.now)
@@ -54,7 +59,8 @@ struct SearchQueryTests {
         ("OR tea", "'OR' needs a word before it", 1),
         ("", "the query is empty", 1),
         ("()", "empty parentheses", 1),
-        ("(type:pdf OR x)", "fields combine with the rest", 2),
+        ("(type:pdf OR x)", "fields other than title: combine with the rest", 2),
+        ("ext:md OR x", "'OR' needs a word before it", 8),
         ("*", "'*' must end a word", 1),
         ("type:", "'type:' needs a value", 1),
     ])
