@@ -170,7 +170,7 @@ package struct SearchCommand: ParsableCommand {
     /// Prints one hit in the chosen form; `event` tags JSON objects under --follow.
     package func show(_ hit: SearchHit, event: String?) {
         // Another host's file is named host:path (scp's form), never as a path of this machine.
-        let path = hit.host.map { Array($0.utf8) + [UInt8(ascii: ":")] + hit.path } ?? hit.path
+        let path = hit.place
         if print0 {
             Output.write(Data(path + [0]))
         } else if files {
@@ -257,7 +257,7 @@ package enum HitFormat {
             snippet.append(contentsOf: close.unicodeScalars)
             appendSafe(piece[piece.index(after: close_)...])
         }
-        let place = (hit.host.map { $0 + ":" } ?? "") + hit.displayPath
+        let place = hit.displayPlace
         var text = (terminal ? "\u{1B}[1;36m" : "") + place.terminalSafe + (terminal ? "\u{1B}[0m" : "")
         text += "\n  " + hit.contentType + " · score " + scoreText(hit.score)
         if let title = hit.title, !title.isEmpty { text += " · " + title.terminalSafe }

@@ -86,7 +86,6 @@ extension SearchCommand {
     /// Prints `+ path` and `- path` lines (another host's file as host:path), or JSON objects:
     /// an added hit in full (with its snippet), a removed one by path (and host).
     private func report(added: [SearchHit], removed: [SearchHit], request: SearchRequest, index: any IndexStore) {
-        func shown(_ hit: SearchHit) -> [UInt8] { hit.host.map { Array($0.utf8) + [UInt8(ascii: ":")] + hit.path } ?? hit.path }
         if json {
             // This host's added files again with their snippets (a search by path); another
             // host's as the comparison found them.
@@ -106,9 +105,9 @@ extension SearchCommand {
         for (sign, hits) in [("+", added), ("-", removed)] {
             for hit in hits {
                 if colour {
-                    Output.line((sign == "+" ? "\u{1B}[32m+" : "\u{1B}[31m-") + "\u{1B}[0m " + String(decoding: shown(hit), as: UTF8.self).terminalSafe)
+                    Output.line((sign == "+" ? "\u{1B}[32m+" : "\u{1B}[31m-") + "\u{1B}[0m " + hit.displayPlace.terminalSafe)
                 } else {
-                    Output.write(Data(Array("\(sign) ".utf8) + shown(hit) + (print0 ? [0] : [0x0A])))
+                    Output.write(Data(Array("\(sign) ".utf8) + hit.place + (print0 ? [0] : [0x0A])))
                 }
             }
         }

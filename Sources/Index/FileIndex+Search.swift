@@ -63,6 +63,13 @@ public struct SearchHit: Sendable, Hashable {
     public static let matchStart = "\u{2}", matchEnd = "\u{3}"
 
     public var displayPath: String { String(decoding: path, as: UTF8.self) }
+
+    /// Where the file is: its path, and for another host's file (an index shared on
+    /// PostgreSQL) `host:path`, scp's form, never a path of this machine.
+    public var place: [UInt8] { host.map { Array($0.utf8) + [UInt8(ascii: ":")] + path } ?? path }
+
+    /// `place` as text.
+    public var displayPlace: String { String(decoding: place, as: UTF8.self) }
 }
 
 extension FileIndex {

@@ -51,6 +51,9 @@ public struct IndexedFile: Sendable, Hashable {
     /// The path as text (bytes that are not UTF-8 shown as replacement characters).
     public var displayPath: String { String(decoding: path, as: UTF8.self) }
 
+    /// `host:path` for another host's file, else the path (as `SearchHit.displayPlace`).
+    public var displayPlace: String { (host.map { $0 + ":" } ?? "") + displayPath }
+
     /// The last component of the path.
     public var name: String { Self.name(of: path) }
 

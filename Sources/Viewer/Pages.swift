@@ -112,7 +112,7 @@ enum Pages {
         let name = hit.displayPath.split(separator: "/").last.map(String.init) ?? hit.displayPath
         let title = hit.title.flatMap { $0.isEmpty ? nil : $0 } ?? name
         // Another host's file (an index on PostgreSQL) is named host:path, and has no picture here.
-        let place = (hit.host.map { $0 + ":" } ?? "") + hit.displayPath
+        let place = hit.displayPlace
         let thumbnail = hit.host == nil && type.map(Pictures.canPicture) == true
             ? "<img class=\"thumb\" \(pictureLater ? "data-src" : "src")=\"/thumb/\(hit.id)?v=\(hit.modified)\" alt=\"\" loading=\"lazy\" width=\"64\" height=\"64\">"
             : "<span class=\"thumb kind\">\(escape(group(of: type)))</span>"
@@ -166,7 +166,7 @@ enum Pages {
         }
         var html = """
             <article class="doc" data-id="\(id)">
-            <header><h2>\(escape(title))</h2><p class="path">\(escape((file.host.map { $0 + ":" } ?? "") + file.displayPath))</p>\
+            <header><h2>\(escape(title))</h2><p class="path">\(escape(file.displayPlace))</p>\
             <p class="facts">\(facts.map(escape).joined(separator: " · "))</p></header>
 
             """
