@@ -8,6 +8,7 @@ static void *library;
 static const char *load_error = "libpq was not loaded";
 
 static PGconn *(*p_PQconnectdb)(const char *);
+static PGconn *(*p_PQconnectdbParams)(const char *const *, const char *const *, int);
 static int (*p_PQstatus)(const PGconn *);
 static void (*p_PQfinish)(PGconn *);
 static void (*p_PQreset)(PGconn *);
@@ -42,7 +43,7 @@ static void load(void) {
         load_error = message != NULL ? message : "libpq.so.5 cannot be loaded";
         return;
     }
-    RESOLVE(PQconnectdb); RESOLVE(PQstatus); RESOLVE(PQfinish); RESOLVE(PQreset); RESOLVE(PQerrorMessage);
+    RESOLVE(PQconnectdb); RESOLVE(PQconnectdbParams); RESOLVE(PQstatus); RESOLVE(PQfinish); RESOLVE(PQreset); RESOLVE(PQerrorMessage);
     RESOLVE(PQparameterStatus); RESOLVE(PQsetNoticeProcessor); RESOLVE(PQexecParams); RESOLVE(PQresultStatus);
     RESOLVE(PQresultErrorField); RESOLVE(PQclear); RESOLVE(PQntuples); RESOLVE(PQcmdTuples); RESOLVE(PQgetisnull);
     RESOLVE(PQgetlength); RESOLVE(PQgetvalue); RESOLVE(PQsocket); RESOLVE(PQconsumeInput); RESOLVE(PQnotifies);
@@ -63,6 +64,9 @@ int docent_pq_load(void) {
 const char *docent_pq_load_error(void) { return load_error != NULL ? load_error : ""; }
 
 PGconn *docent_PQconnectdb(const char *conninfo) { return p_PQconnectdb(conninfo); }
+PGconn *docent_PQconnectdbParams(const char *const *keywords, const char *const *values, int expand_dbname) {
+    return p_PQconnectdbParams(keywords, values, expand_dbname);
+}
 int docent_PQstatus(const PGconn *conn) { return p_PQstatus(conn); }
 void docent_PQfinish(PGconn *conn) { if (conn != NULL) p_PQfinish(conn); }
 void docent_PQreset(PGconn *conn) { p_PQreset(conn); }

@@ -50,7 +50,7 @@ package struct IndexLocation: ParsableArguments {
 
     /// Opens the index for searches alone (`FileIndex.searching`): one connection, no pool.
     package func openForSearching() throws -> any IndexStore {
-        if isServer { return try openServerIndex(waiting: 0) }
+        if isServer { return try openServerIndex(waiting: 0, searching: true) }
         do {
             return try FileIndex.searching(path: resolved, privateDirectory: path == nil)
         } catch {
@@ -61,7 +61,7 @@ package struct IndexLocation: ParsableArguments {
     /// Connects to the PostgreSQL index, waiting up to `waiting` seconds for a server that is
     /// away (a writer waits; a search does not). A password in the address is refused: it
     /// would be seen by every process that lists command lines (libpq reads it from ~/.pgpass).
-    package func openServerIndex(waiting: Double) throws -> any IndexStore {
+    package func openServerIndex(waiting: Double, searching: Bool = false) throws -> any IndexStore {
         let address = resolved
         let userPassword = address.range(of: "://").flatMap { scheme in
             address[scheme.upperBound...].firstIndex(of: "@").map { address[scheme.upperBound..<$0].contains(":") }
@@ -71,7 +71,8 @@ package struct IndexLocation: ParsableArguments {
         }
         let state = (FileIndex.defaultPath() as NSString).deletingLastPathComponent
         do {
-            return try PostgresIndex(address: address, host: Self.hostName, stateDirectory: state, reconnectWindow: waiting)
+            return try PostgresIndex(address: address, host: Self.hostName, stateDirectory: state, reconnectWindow: waiting,
+                                     searching: searching)
         } catch {
             throw CommandFailure("\(error)")
         }

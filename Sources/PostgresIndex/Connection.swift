@@ -21,15 +21,28 @@ enum SQLValue {
 final class Connection {
     private var handle: OpaquePointer?
     let address: String
+    /// The server settings this connection was started with (`-c name=value` in libpq's
+    /// `options`): none when the address names options of its own, which are left as they are.
+    let settings: [String: String]
 
-    /// Connects (blocking); throws `IndexError.unreachable` with libpq's message.
-    init(address: String) throws(IndexError) {
+    /// Connects (blocking); throws `IndexError.unreachable` with libpq's message. `settings`
+    /// go in the startup packet, so they cost no statement.
+    init(address: String, settings: [String: String] = [:]) throws(IndexError) {
         self.address = address
+        self.settings = address.contains("options") ? [:] : settings
         guard docent_pq_load() == 0 else {
             throw IndexError.cannotOpen(path: Self.redacted(address), message: "PostgreSQL's client library cannot be loaded ("
                                         + String(cString: docent_pq_load_error()) + "): install it, `apt-get install libpq5`")
         }
-        handle = docent_PQconnectdb(address)
+        if self.settings.isEmpty {
+            handle = docent_PQconnectdb(address)
+        } else {
+            // The address expanded as the dbname parameter (URI or key=value), the options after it.
+            let options = self.settings.sorted { $0.key < $1.key }.map { "-c \($0.key)=\($0.value)" }.joined(separator: " ")
+            handle = ["dbname", "options"].withCStringArray { keywords in
+                [address, options].withCStringArray { values in docent_PQconnectdbParams(keywords, values, 1) }
+            }
+        }
         guard docent_PQstatus(handle) == Int32(DOCENT_CONNECTION_OK) else {
             let message = Self.message(handle)
             docent_PQfinish(handle)
@@ -191,5 +204,15 @@ final class Connection {
             for i in 0..<out.count { out[i] = nibble(value[2 + 2 * i]) << 4 | nibble(value[3 + 2 * i]) }
             return out
         }
+    }
+}
+
+extension Array where Element == String {
+    /// The strings as a NULL-terminated array of C strings, for the call.
+    func withCStringArray<T>(_ body: (UnsafePointer<UnsafePointer<CChar>?>) -> T) -> T {
+        let copies = map { strdup($0) }
+        defer { for copy in copies { free(copy) } }
+        let pointers = copies.map { UnsafePointer($0) } + [nil]
+        return pointers.withUnsafeBufferPointer { body($0.baseAddress!) }
     }
 }

@@ -112,6 +112,9 @@ enum TSQuery {
 }
 
 extension PostgresIndex {
+    /// The settings a searching store's connections start with (see `search`).
+    static let searchSettings = ["enable_seqscan": "off"]
+
     /// A score at or below this is no score: ts_rank gives words joined by AND 1e-20 when
     /// fewer than two of them are in the vector, divided by the logarithm of its length.
     static let unscored = 1e-10
@@ -254,8 +257,10 @@ extension PostgresIndex {
             // The planner takes a common word's matches (a third of the files) as cheaper to find
             // by reading the whole table, not counting that testing each row means reading its
             // vector out of TOAST: 160 ms for `python` against a few ms through the GIN index.
-            if query != nil { try connection.execute("SET enable_seqscan = off") }
-            defer { if query != nil { _ = try? connection.execute("RESET enable_seqscan") } }
+            // (A searching store's connections start so: `searchSettings`.)
+            let setting = query != nil && connection.settings["enable_seqscan"] != "off"
+            if setting { try connection.execute("SET enable_seqscan = off") }
+            defer { if setting { _ = try? connection.execute("RESET enable_seqscan") } }
             func found(_ rows: Connection.Result) -> [SearchHit] {
                 (0..<rows.count).map { row in
                     let host = rows.string(row, 1) ?? ""

@@ -226,6 +226,25 @@ struct PostgresStoreTests {
         }
     }
 
+    @Test("A searching store's connections start with its settings (no SET per search); an address with options of its own keeps them")
+    func searchingSettings() throws {
+        let plain = try store()
+        let searching = try PostgresIndex(address: server.address(), host: "here", stateDirectory: state.path, reconnectWindow: 5, searching: true)
+        func seqscan(_ index: PostgresIndex) throws -> String? { try index.run { connection throws(IndexError) in try connection.execute("SHOW enable_seqscan") }.string(0, 0) }
+        #expect(try seqscan(plain) == "on")
+        #expect(try seqscan(searching) == "off")
+        try plain.upsert([file("/s/a.txt", text: "lantern light")])
+        #expect(try searching.search(SearchRequest(match: .term("lantern"), limit: 5)).map(\.displayPath) == ["/s/a.txt"])
+        #expect(try seqscan(searching) == "off", "not reset after a search")
+        #expect(try seqscan(plain) == "on")
+        _ = try plain.search(SearchRequest(match: .term("lantern"), limit: 5))
+        #expect(try seqscan(plain) == "on", "a SET for the search, then RESET")
+        let own = try PostgresIndex(address: server.address() + "?options=-c%20work_mem%3D8MB", host: "here", stateDirectory: state.path,
+                                    reconnectWindow: 5, searching: true)
+        #expect(try own.run { connection throws(IndexError) in try connection.execute("SHOW work_mem") }.string(0, 0) == "8MB")
+        #expect(try own.search(SearchRequest(match: .term("lantern"), limit: 5)).count == 1)
+    }
+
     @Test("A database made by the Docent before migration v3 (the server's words) gets Docent's words on first open")
     func wordsMadeAgain() throws {
         // The database as that Docent left it: migrations v1 and v2 as recorded, a row whose

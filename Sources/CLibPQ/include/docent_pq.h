@@ -21,6 +21,7 @@ int docent_pq_load(void);
 const char *docent_pq_load_error(void);
 
 PGconn *docent_PQconnectdb(const char *conninfo);
+PGconn *docent_PQconnectdbParams(const char *const *keywords, const char *const *values, int expand_dbname);
 int docent_PQstatus(const PGconn *conn);
 void docent_PQfinish(PGconn *conn);
 void docent_PQreset(PGconn *conn);
