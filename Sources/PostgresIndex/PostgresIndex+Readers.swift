@@ -150,3 +150,89 @@ extension PostgresIndex {
             .joined(separator: ",") + "}"
     }
 }
+
+/// Statistics and the rows read back: the errors' list, one file by id or path, another host's stored text.
+extension PostgresIndex {
+    public func statistics() throws(IndexError) -> IndexStatistics {
+        var statistics = IndexStatistics()
+        let roots = try roots()
+        try run { connection throws(IndexError) in
+            statistics.bytesOnDisk = try connection.execute("""
+                SELECT coalesce(sum(pg_total_relation_size(c.oid)), 0) FROM pg_class c
+                WHERE c.relkind = 'r' AND c.relname LIKE 'docent\\_%'
+                """).int(0, 0)
+            var rows = try connection.execute("SELECT content_type, count(*) FROM docent_files GROUP BY content_type")
+            for row in 0..<rows.count {
+                statistics.contentTypes[rows.string(row, 0) ?? ""] = Int(rows.int(row, 1))
+                statistics.files += Int(rows.int(row, 1))
+            }
+            rows = try connection.execute("SELECT error_kind, count(*) FROM docent_files WHERE error_kind IS NOT NULL GROUP BY error_kind")
+            for row in 0..<rows.count { statistics.errorKinds[rows.string(row, 0) ?? ""] = Int(rows.int(row, 1)) }
+            rows = try connection.execute("SELECT host, count(*) FROM docent_files GROUP BY host ORDER BY host")
+            for row in 0..<rows.count { statistics.hosts[rows.string(row, 0) ?? ""] = Int(rows.int(row, 1)) }
+            for root in roots {
+                let (lower, upper) = FileIndex.subtreeRange(root.path)
+                let counts = try connection.execute("""
+                    SELECT count(*), count(error_kind) FROM docent_files WHERE host = $1 AND path >= $2 AND path < $3
+                    """, [.text(host), .bytes(lower), .bytes(upper)])
+                statistics.roots.append(RootStatistics(path: root.path, lastIndexed: root.lastIndexed,
+                                                       files: Int(counts.int(0, 0)), errors: Int(counts.int(0, 1))))
+            }
+        }
+        return statistics
+    }
+
+    static let rowColumns = """
+        host, path, device, inode, size, modified, changed, content_type, document_type, title, metadata, evidence,
+        error_kind, error_message
+        """
+
+    private func file(_ rows: Connection.Result, _ row: Int) -> IndexedFile {
+        var file = IndexedFile(path: rows.bytes(row, 1), device: rows.int(row, 2), inode: rows.int(row, 3), size: rows.int(row, 4),
+                               modified: rows.int(row, 5), changed: rows.int(row, 6), contentType: rows.string(row, 7) ?? "",
+                               documentType: rows.string(row, 8), title: rows.string(row, 9), metadata: rows.string(row, 10),
+                               evidence: rows.string(row, 11), errorKind: rows.string(row, 12), errorMessage: rows.string(row, 13))
+        let host = rows.string(row, 0) ?? ""
+        file.host = host == self.host ? nil : host
+        return file
+    }
+
+    public func filesWithErrors(limit: Int?) throws(IndexError) -> [IndexedFile] {
+        try run { connection throws(IndexError) in
+            let rows = try connection.execute("""
+                SELECT \(Self.rowColumns) FROM docent_files WHERE host = $1 AND error_kind IS NOT NULL ORDER BY path LIMIT $2
+                """, [.text(host), limit.map { .int(Int64($0)) } ?? .null])
+            return (0..<rows.count).map { file(rows, $0) }
+        }
+    }
+
+    public func file(id: Int64) throws(IndexError) -> IndexedFile? {
+        try run { connection throws(IndexError) in
+            let rows = try connection.execute("SELECT \(Self.rowColumns) FROM docent_files WHERE id = $1", [.int(id)])
+            return rows.count == 0 ? nil : file(rows, 0)
+        }
+    }
+
+    public func file(at path: [UInt8]) throws(IndexError) -> IndexedFile? {
+        try run { connection throws(IndexError) in
+            let rows = try connection.execute("SELECT \(Self.rowColumns) FROM docent_files WHERE host = $1 AND path = $2",
+                                              [.text(host), .bytes(path)])
+            return rows.count == 0 ? nil : file(rows, 0)
+        }
+    }
+
+    public func storedFile(host: String, path: [UInt8], textLimit: Int) throws(IndexError) -> (file: IndexedFile, text: String)? {
+        try run { connection throws(IndexError) in
+            let rows = try connection.execute("""
+                SELECT \(Self.rowColumns), left(body, $3) FROM docent_files WHERE host = $1 AND path = $2
+                """, [.text(host), .bytes(path), .int(Int64(textLimit))])
+            return rows.count == 0 ? nil : (file(rows, 0), rows.string(0, 14) ?? "")
+        }
+    }
+
+    public func storedText(id: Int64, limit: Int) throws(IndexError) -> String? {
+        try run { connection throws(IndexError) in
+            try connection.execute("SELECT left(body, $2) FROM docent_files WHERE id = $1", [.int(id), .int(Int64(limit))]).string(0, 0)
+        }
+    }
+}

@@ -195,16 +195,25 @@ struct ViewerServer: Sendable {
     /// Another host's file: its preview now, then again each time the index commits and what
     /// its host stored has changed.
     func remotePreviewEvents(id: Int64, file: IndexedFile) -> AsyncStream<ServerSentEvent> {
+        Self.rendered("preview", on: commits.subscribe(), sendingFirst: true) {
+            try index.file(id: id).map { Pages.preview(documentView($0, id: id)) }
+        }
+    }
+
+    /// An event named `name` with what `render` makes (nothing when it makes nil): the first
+    /// at once when `sendingFirst`, then after each of `updates` that changed it, waiting
+    /// `pause` after each. Made off the cooperative pool; ends with the stream.
+    static func rendered(_ name: String, on updates: AsyncStream<Void>, sendingFirst: Bool, pause: Duration? = nil,
+                         _ render: @escaping @Sendable () throws -> String?) -> AsyncStream<ServerSentEvent> {
         let (events, continuation) = AsyncStream<ServerSentEvent>.makeStream()
-        let updates = commits.subscribe()
         let task = Task {
-            var shown = (try? await offPool { Pages.preview(documentView(file, id: id)) }) ?? ""
-            continuation.yield(ServerSentEvent(name: "preview", data: shown))
+            var shown = (try? await offPool(render)) ?? nil
+            if sendingFirst, let shown { continuation.yield(ServerSentEvent(name: name, data: shown)) }
             for await _ in updates {
-                guard let row = try? await offPool({ try index.file(id: id) }),
-                      let now = try? await offPool({ Pages.preview(documentView(row, id: id)) }), now != shown else { continue }
+                guard let now = (try? await offPool(render)) ?? nil, now != shown else { continue }
                 shown = now
-                continuation.yield(ServerSentEvent(name: "preview", data: now))
+                continuation.yield(ServerSentEvent(name: name, data: now))
+                if let pause { try? await Task.sleep(for: pause) }
             }
             continuation.finish()
         }
@@ -266,20 +275,7 @@ struct ViewerServer: Sendable {
 
     /// The status again when it changes, at most once a second.
     func statusEvents() -> AsyncStream<ServerSentEvent> {
-        let (events, continuation) = AsyncStream<ServerSentEvent>.makeStream()
-        let updates = statusChanges.subscribe()
-        let task = Task {
-            var shown = (try? await offPool { try statusFragment() }) ?? ""
-            for await _ in updates {
-                guard let now = try? await offPool({ try statusFragment() }), now != shown else { continue }
-                shown = now
-                continuation.yield(ServerSentEvent(name: "status", data: now))
-                try? await Task.sleep(for: .seconds(1))
-            }
-            continuation.finish()
-        }
-        continuation.onTermination = { _ in task.cancel() }
-        return events
+        Self.rendered("status", on: statusChanges.subscribe(), sendingFirst: false, pause: .seconds(1)) { try statusFragment() }
     }
 
     // MARK: Responses

@@ -1,0 +1,111 @@
+import Index
+
+/// The query language in PostgreSQL's terms: an `FTSExpression` as `tsquery` text whose
+/// lexemes are the tokens the SQLite index's tokenizer makes of each word the user typed
+/// (TextWords: stemmed, folded, CJK bigrams), each quoted, so no word is read as tsquery
+/// syntax; the whole a bound parameter, never SQL. A word the tokenizer splits (`os.path`,
+/// a CJK run) is a phrase of its tokens, as in FTS5.
+enum TSQuery {
+    ///
+    /// `relaxed`: a query every text the exact one matches also matches, which the GIN index
+    /// answers without reading a single vector (phrases as all their words, no field weights,
+    /// negated parts left out): the exact query is then tested on the best-ranked rows only.
+    static func text(_ expression: FTSExpression, words: TextWords, weights: String = "", relaxed: Bool = false) -> String {
+        let weights = relaxed ? "" : weights
+        func lexemes(_ tokens: [String], prefixLast: Bool) -> String {
+            guard !tokens.isEmpty else { return nothing }
+            let quoted = tokens.enumerated().map { i, token in
+                quote(token) + (prefixLast && i == tokens.count - 1 ? ":*" + weights : weights.isEmpty ? "" : ":" + weights)
+            }
+            return quoted.count == 1 ? quoted[0] : "(" + quoted.joined(separator: relaxed ? " & " : " <-> ") + ")"
+        }
+        func text(_ expression: FTSExpression, weights: String = weights) -> String {
+            TSQuery.text(expression, words: words, weights: weights, relaxed: relaxed)
+        }
+        switch expression {
+        case .term(let word):
+            // One Han, Kana or Hangul character is in no bigram of its own: the bigrams it starts.
+            return FTSExpression.isOneCJKCharacter(word) ? lexemes(words.tokens(of: word, prefix: true), prefixLast: true)
+                : lexemes(words.tokens(of: word), prefixLast: false)
+        case .prefix(let word): return lexemes(words.tokens(of: word, prefix: true), prefixLast: true)
+        case .phrase(let parts): return lexemes(words.tokens(of: parts.joined(separator: " ")), prefixLast: false)
+        case .and(let parts): return "(" + parts.map { text($0) }.joined(separator: " & ") + ")"
+        case .or(let parts): return "(" + parts.map { text($0) }.joined(separator: " | ") + ")"
+        case .not(let positive, let negative):
+            return relaxed ? text(positive) : "(" + text(positive) + " & !" + text(negative) + ")"
+        case .columns(let names, let inner):
+            return text(inner, weights: names.map { ["name": "A", "title": "B", "meta": "C", "body": "D", "parts": "D"][$0] ?? "" }.joined())
+        }
+    }
+
+    /// `token` as a tsquery lexeme: in single quotes, quotes doubled, backslashes escaped.
+    static func quote(_ token: String) -> String {
+        "'" + token.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "'", with: "''") + "'"
+    }
+
+    /// Any of the words a text must hold for `expression` to match it (its negated parts left
+    /// out), as one tsquery: what a row's `rank_fts` holds for `ts_rank` to score it above 0.
+    /// Nil when there is no such word.
+    static func anyWord(_ expression: FTSExpression, words: TextWords) -> String? {
+        func lexemes(_ expression: FTSExpression) -> [String] {
+            switch expression {
+            case .term(let word) where FTSExpression.isOneCJKCharacter(word): return lexemes(.prefix(word))
+            case .term(let word): return words.tokens(of: word).map(quote)
+            case .prefix(let word):
+                let tokens = words.tokens(of: word, prefix: true)
+                return tokens.indices.map { quote(tokens[$0]) + ($0 == tokens.count - 1 ? ":*" : "") }
+            case .phrase(let parts): return parts.flatMap { lexemes(.term($0)) }
+            case .and(let parts), .or(let parts): return parts.flatMap(lexemes)
+            case .not(let kept, _): return lexemes(kept)
+            case .columns(_, let inner): return lexemes(inner)
+            }
+        }
+        let all = Set(lexemes(expression)).sorted()
+        return all.isEmpty ? nil : all.joined(separator: " | ")
+    }
+
+    /// Whether `expression` asks for any one of some words, each one token (a term, a prefix,
+    /// their OR): then a text holding one of them matches it.
+    static func isAnyWord(_ expression: FTSExpression, words: TextWords) -> Bool {
+        switch expression {
+        case .term(let word): words.tokens(of: word, prefix: FTSExpression.isOneCJKCharacter(word)).count == 1
+        case .prefix(let word): words.tokens(of: word, prefix: true).count == 1
+        case .or(let parts): parts.allSatisfy { isAnyWord($0, words: words) }
+        case .phrase, .and, .not, .columns: false
+        }
+    }
+
+    /// Whether `expression` asks for any one of some words, each one token and none a prefix:
+    /// then ts_rank scores a text by the weights and places of those words' own entries alone
+    /// (a prefix sums over every word it matches), which `namedFirstCut` bounds.
+    static func isAnyExactWord(_ expression: FTSExpression, words: TextWords) -> Bool {
+        switch expression {
+        case .term(let word): !FTSExpression.isOneCJKCharacter(word) && words.tokens(of: word).count == 1
+        case .or(let parts): parts.allSatisfy { isAnyExactWord($0, words: words) }
+        case .prefix, .phrase, .and, .not, .columns: false
+        }
+    }
+
+    /// A query that no text matches (a word and its negation).
+    static let nothing = "('nothing' & !'nothing')"
+
+    /// A shell glob (`*`, `?`, `[…]`) as an anchored POSIX regular expression.
+    static func regex(ofGlob glob: String) -> String {
+        var out = "^"
+        var inClass = false
+        for c in glob {
+            if inClass {
+                if c == "]" { inClass = false; out += "]" } else if c == "\\" { out += "\\\\" } else { out.append(c) }
+                continue
+            }
+            switch c {
+            case "*": out += ".*"
+            case "?": out += "."
+            case "[": inClass = true; out += "["
+            case ".", "+", "(", ")", "{", "}", "^", "$", "|", "\\": out += "\\" + String(c)
+            default: out.append(c)
+            }
+        }
+        return out + (inClass ? "]" : "") + "$"
+    }
+}
