@@ -24,9 +24,8 @@ extension FileWrapper {
             let result: Result<Data, FileReadError> = cache.withLock { cache in
                 if let cached = cache.contents { return cached }
                 // Read only what the known prefix lacks.
-                let have = known ?? []
                 let read = Result { () throws(FileReadError) -> Data in
-                    Data(have) + (try Self.read(path, status, upTo: readLimit - have.count, at: have.count))
+                    try Self.read(path, status, after: known ?? [], upTo: readLimit)
                 }
                 cache.contents = read
                 return read
@@ -57,7 +56,7 @@ extension FileWrapper {
             if let cached = cache.withLock({ $0.contents }), case .success(let data) = cached {
                 return data.prefix(wanted)
             }
-            return try Self.read(path, status, upTo: wanted, at: 0)
+            return try Self.read(path, status, after: [], upTo: wanted)
         default:
             throw FileReadError(path: filePath, errno: nil, message: "not a regular file")
         }
@@ -76,9 +75,23 @@ extension FileWrapper {
         }
     }
 
-    private static func read(_ path: FilePath, _ status: FileStatus, upTo limit: Int, at offset: Int) throws(FileReadError) -> Data {
+    /// The file's first `limit` bytes, of which `head` are already in hand: the rest read
+    /// straight into the one buffer returned. A large file's bytes are held once while read,
+    /// not three times (an array, its copy as `Data`, and that joined to the head).
+    private static func read(_ path: FilePath, _ status: FileStatus, after head: [UInt8], upTo limit: Int) throws(FileReadError) -> Data {
         do {
-            return Data(try ReadOnlyFile(path, expected: status).read(upTo: limit, at: offset))
+            let file = try ReadOnlyFile(path, expected: status)
+            let rest = file.count(upTo: limit - head.count, at: head.count)
+            var data = Data(count: head.count + rest)
+            let read = data.withUnsafeMutableBytes { buffer -> Result<Int, Errno> in
+                buffer.copyBytes(from: head)
+                return Result { () throws(Errno) -> Int in
+                    try file.read(into: UnsafeMutableRawBufferPointer(rebasing: buffer[head.count...]), at: head.count)
+                }
+            }
+            let count = try read.get()
+            if count < rest { data.count = head.count + count }
+            return data
         } catch {
             throw FileReadError(path: path, error)
         }

@@ -17,11 +17,13 @@ public struct JSONDocument: FileDocument, DocumentMetadataProviding {
     let source: Data
 
     public init(configuration: ReadConfiguration) throws {
-        source = try configuration.contents()
-        isPartial = configuration.file.isTruncated
+        let source = try configuration.contents(), isPartial = configuration.file.isTruncated
+        (self.source, self.isPartial) = (source, isPartial)
         var scanner = JSONScanner()
         do {
-            try scanner.scan([UInt8](source), isComplete: !isPartial)
+            try source.withUnsafeBytes { raw in
+                Result { () throws(JSONScanner.SyntaxError) in try scanner.scan(raw.bindMemory(to: UInt8.self), isComplete: !isPartial) }
+            }.get()
             syntaxError = nil
         } catch {
             syntaxError = error.description

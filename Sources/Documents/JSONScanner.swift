@@ -41,6 +41,13 @@ struct JSONScanner {
     /// Scans `bytes`; throws the first syntax error. `isComplete` false means the bytes are
     /// a head, so running out of input is not an error.
     mutating func scan(_ bytes: [UInt8], isComplete: Bool) throws(SyntaxError) {
+        try bytes.withUnsafeBufferPointer { buffer in
+            Result { () throws(SyntaxError) in try scan(buffer, isComplete: isComplete) }
+        }.get()
+    }
+
+    /// Scans `bytes` in place (a file's bytes are not copied first); as `scan(_:isComplete:)`.
+    mutating func scan(_ bytes: UnsafeBufferPointer<UInt8>, isComplete: Bool) throws(SyntaxError) {
         var stack: [Container] = []
         var expect = Expect.value
         var i = 0, line = 1, lineStart = 0
@@ -179,7 +186,7 @@ struct JSONScanner {
 
     /// Reads the string starting at `start` (a quote): the string (nil when the input ends
     /// inside it) and the index after it. `fail` makes the error for a message at an index.
-    private func string(_ bytes: [UInt8], from start: Int,
+    private func string(_ bytes: UnsafeBufferPointer<UInt8>, from start: Int,
                         fail: (String, Int) -> SyntaxError) throws(SyntaxError) -> (String?, end: Int) {
         var out: [UInt8] = []
         var i = start + 1

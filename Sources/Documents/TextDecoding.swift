@@ -36,13 +36,85 @@ struct DecodedText: Sendable {
             let text = UnsafeBufferPointer(rebasing: body)
             if let base = text.baseAddress, memchr(base, 0, text.count) != nil { return nil }
             if let utf8 = String(validating: text, as: UTF8.self) { return (utf8, "UTF-8") }
-            // Not UTF-8: Latin-1 maps every byte, so require it to look like text (few C0 controls).
+            // Not UTF-8 throughout: Latin-1 maps every byte, so require it to look like text
+            // (few C0 controls).
             let controls = text.lazy.filter { $0 < 0x20 && $0 != 0x09 && $0 != 0x0A && $0 != 0x0D && $0 != 0x0C }.count
             guard controls * 100 <= text.count else { return nil }
-            return (String(String.UnicodeScalarView(text.map { Unicode.Scalar($0) })), "ISO-8859-1")
+            return Self.mixed(text)
         }
         guard let decoded else { return nil }
         (string, encoding) = decoded
+    }
+
+    /// Bytes that are not UTF-8 throughout: each valid UTF-8 sequence as it is, each other
+    /// byte as the Latin-1 character it is. A Latin-1 file comes out as Latin-1, and a UTF-8
+    /// file with a few stray bytes (a changelog that took one Latin-1 entry) keeps its UTF-8
+    /// text searchable instead of turning every accented letter into two. Written straight
+    /// into the string's storage, sized by a first pass: no array of scalars (four bytes for
+    /// each byte read) on the way.
+    static func mixed(_ bytes: UnsafeBufferPointer<UInt8>) -> (string: String, encoding: String) {
+        var size = 0, sequences = 0, strays = 0
+        Self.scanMixed(bytes) { length, stray in
+            size += stray ? 2 : length
+            if stray { strays += 1 } else if length > 1 { sequences += 1 }
+        }
+        let string = String(unsafeUninitializedCapacity: size) { out in
+            var at = 0, from = 0
+            Self.scanMixed(bytes) { length, stray in
+                if stray {
+                    let byte = bytes[from]
+                    out[at] = 0xC0 | byte >> 6
+                    out[at + 1] = 0x80 | byte & 0x3F
+                    at += 2
+                } else {
+                    for k in 0..<length { out[at + k] = bytes[from + k] }
+                    at += length
+                }
+                from += stray ? 1 : length
+            }
+            return at
+        }
+        return (string, sequences > strays ? "UTF-8" : "ISO-8859-1")
+    }
+
+    /// Walks `bytes` as UTF-8: `visit(length, false)` for each valid sequence (1–4 bytes, as
+    /// Unicode's well-formed table allows: no overlong forms, surrogates or values past
+    /// U+10FFFF), `visit(1, true)` for a byte that begins none.
+    private static func scanMixed(_ bytes: UnsafeBufferPointer<UInt8>, _ visit: (Int, Bool) -> Void) {
+        var i = 0
+        let n = bytes.count
+        while i < n {
+            let lead = bytes[i]
+            if lead < 0x80 {
+                visit(1, false)
+                i += 1
+                continue
+            }
+            let length: Int, low: UInt8, high: UInt8
+            switch lead {
+            case 0xC2...0xDF: (length, low, high) = (2, 0x80, 0xBF)
+            case 0xE0: (length, low, high) = (3, 0xA0, 0xBF)
+            case 0xED: (length, low, high) = (3, 0x80, 0x9F)
+            case 0xE1...0xEF: (length, low, high) = (3, 0x80, 0xBF)
+            case 0xF0: (length, low, high) = (4, 0x90, 0xBF)
+            case 0xF4: (length, low, high) = (4, 0x80, 0x8F)
+            case 0xF1...0xF3: (length, low, high) = (4, 0x80, 0xBF)
+            default: (length, low, high) = (0, 0, 0)
+            }
+            var valid = length > 0 && i + length <= n && (low...high).contains(bytes[i + 1])
+            var k = 2
+            while valid && k < length {
+                valid = bytes[i + k] & 0xC0 == 0x80
+                k += 1
+            }
+            if valid {
+                visit(length, false)
+                i += length
+            } else {
+                visit(1, true)
+                i += 1
+            }
+        }
     }
 
     /// How many bytes at the end of `bytes` form an incomplete UTF-8 sequence.

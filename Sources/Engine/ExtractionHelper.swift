@@ -222,7 +222,7 @@ public final class HelperPool: @unchecked Sendable {
 
     public init(budget: DocumentBudget) {
         self.budget = budget
-        retireAboveBytes = budget.ocr == nil ? 32 << 20 : 128 << 20
+        retireAboveBytes = budget.ocr == nil ? 20 << 20 : 128 << 20
     }
 
     /// Opens `path` in a helper process: its extraction (with the preview and the text when

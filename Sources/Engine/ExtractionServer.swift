@@ -94,7 +94,7 @@ public enum ExtractionServer {
             guard var frames = try? reply.frames(), Frame.write(frames.json, to: STDOUT_FILENO),
                   frames.text.withUTF8({ Frame.write($0, to: STDOUT_FILENO) }) else { exit(1) }
             // A long document's pieces, freed, would otherwise stay resident until the helper ends.
-            if frames.text.utf8.count >= trimAfterBytes { docent_trim_malloc() }
+            docent_trim_malloc()
         }
         exit(0)
     }

@@ -215,6 +215,19 @@ final class RunState: Sendable {
     /// goes on with the rest.
     static let largeFileBytes: Int64 = 2 << 20
     private let largeLane = LargeLane()
+
+    /// What reading `file` may hold in memory, as far as its name tells: its size, times what
+    /// the text grows to on the way. A gzip file inflates up to 8× (a 1.7 MB `.ps.gz` is
+    /// 12.7 MB of text), and cmark's tree of a Markdown file is about 13× its size (an 800 KB
+    /// changelog: 12 MB); two such files read at once, one by each worker, made a cold index's
+    /// peak of memory as two long manuals once did.
+    static func memoryWeight(of file: QueuedFile) -> Int64 {
+        guard let name = file.path.lastComponent?.string.utf8, let dot = name.lastIndex(of: UInt8(ascii: ".")) else { return file.size }
+        switch String(decoding: name[name.index(after: dot)...], as: UTF8.self).lowercased() {
+        case "gz", "tgz", "md", "markdown": return file.size * 8
+        default: return file.size
+        }
+    }
     /// The last large files read, so a byte-identical copy is read once.
     private let identical = IdenticalFiles()
     /// Large files whose bytes were those of one read before.
@@ -239,7 +252,7 @@ final class RunState: Sendable {
                 continue
             }
             guard let file = queue.take() else { break }
-            guard file.size >= Self.largeFileBytes else {
+            guard Self.memoryWeight(of: file) >= Self.largeFileBytes else {
                 read(file.path)
                 continue
             }

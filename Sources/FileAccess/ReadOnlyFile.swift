@@ -54,20 +54,35 @@ public final class ReadOnlyFile {
     ///
     /// The corresponding C function is `pread`.
     public func read(upTo limit: Int, at offset: Int = 0) throws(Errno) -> [UInt8] {
-        let size = Int(status.size)
-        let wanted = max(0, min(limit, size - offset))
-        var bytes = [UInt8](repeating: 0, count: wanted)
+        var bytes = [UInt8](repeating: 0, count: count(upTo: limit, at: offset))
+        let done = try bytes.withUnsafeMutableBytes { buffer in
+            Result { () throws(Errno) -> Int in try read(into: buffer, at: offset) }
+        }.get()
+        if done < bytes.count { bytes.removeSubrange(done...) }
+        return bytes
+    }
+
+    /// How many bytes `read(upTo: limit, at: offset)` asks for: the file's size as `fstat`
+    /// saw it, from `offset`, at most `limit`.
+    public func count(upTo limit: Int, at offset: Int = 0) -> Int {
+        max(0, min(limit, Int(status.size) - offset))
+    }
+
+    /// Fills `buffer` with the file's bytes from `offset`, in place (no copy: a large file's
+    /// bytes are held once); the number read, fewer than `buffer.count` when the file is
+    /// shorter or shrank while being read.
+    ///
+    /// The corresponding C function is `pread`.
+    public func read(into buffer: UnsafeMutableRawBufferPointer, at offset: Int = 0) throws(Errno) -> Int {
+        guard let base = buffer.baseAddress else { return 0 }
         var done = 0
-        while done < wanted {
-            let n = bytes.withUnsafeMutableBytes { buffer in
-                retryingEINTR { pread(descriptor, buffer.baseAddress! + done, wanted - done, off_t(offset + done)) }
-            }
+        while done < buffer.count {
+            let n = retryingEINTR { pread(descriptor, base + done, buffer.count - done, off_t(offset + done)) }
             if n < 0 { throw Errno(rawValue: errno) }
             if n == 0 { break }
             done += n
         }
-        if done < wanted { bytes.removeSubrange(done...) }
-        return bytes
+        return done
     }
 
     /// Maps at most `limit` bytes of the file read-only and private, for large files that

@@ -27,6 +27,50 @@ struct BuiltInDocumentsTests {
         let old = try await open(latin1)
         #expect(old.field("Encoding") == "ISO-8859-1")
         #expect(try await old.text == "café crème\n")
+
+        // UTF-8 with one stray Latin-1 byte: the UTF-8 stays UTF-8 (searchable as written),
+        // the stray byte reads as its Latin-1 letter.
+        let mixed = try dir.write("mixed.txt", bytes: Array("naïve café, ".utf8) + [0xE9] + Array("té d’été 😀\n".utf8))
+        let both = try await open(mixed)
+        #expect(both.field("Encoding") == "UTF-8")
+        #expect(try await both.text == "naïve café, été d’été 😀\n")
+    }
+
+    @Test("Bytes that are not UTF-8 throughout: valid sequences kept, every other byte as Latin-1")
+    func mixedDecoding() throws {
+        func decode(_ bytes: [UInt8]) -> String? { DecodedText(Data(bytes))?.string }
+        // Against a byte-by-byte reference: each maximal valid sequence (as Swift's own UTF-8
+        // validation judges one) kept, anything else one Latin-1 character per byte.
+        func reference(_ bytes: [UInt8]) -> String {
+            var out = "", i = 0
+            while i < bytes.count {
+                var taken = false
+                for length in [4, 3, 2, 1] where i + length <= bytes.count {
+                    if let piece = String(validating: bytes[i..<i + length], as: UTF8.self), piece.unicodeScalars.count == 1 {
+                        out += piece
+                        i += length
+                        taken = true
+                        break
+                    }
+                }
+                if !taken {
+                    out.unicodeScalars.append(Unicode.Scalar(bytes[i]))
+                    i += 1
+                }
+            }
+            return out
+        }
+        #expect(decode([0x61, 0xC3]) == "aÃ")                           // a sequence cut at the end
+        #expect(decode([0xE0, 0x80, 0x80, 0x41]) == "à\u{80}\u{80}A")      // overlong form
+        #expect(decode([0xED, 0xA0, 0x80]) == "í\u{A0}\u{80}")             // a surrogate
+        #expect(decode([0xF4, 0x90, 0x80, 0x80]) == "ô\u{90}\u{80}\u{80}")  // past U+10FFFF
+        var generator = SystemRandomNumberGenerator()
+        let alphabet: [UInt8] = [0x41, 0x20, 0x0A, 0x80, 0x9F, 0xA0, 0xBF, 0xC2, 0xC3, 0xDF, 0xE0, 0xE2, 0xED, 0xEF, 0xF0, 0xF4, 0xF5, 0xFF]
+        for _ in 0..<2_000 {
+            let bytes = (0..<Int.random(in: 1...24, using: &generator)).map { _ in alphabet.randomElement(using: &generator)! }
+            guard String(validating: bytes, as: UTF8.self) == nil else { continue }
+            #expect(decode(bytes) == reference(bytes), "\(bytes)")
+        }
     }
 
     @Test("Source code: the language comes from the content type")
