@@ -68,7 +68,14 @@ final class ExtractionHelper {
     /// The old helper is waited for (a second at most, then killed), so its memory is given
     /// back before a new one starts: otherwise both were alive for a moment at the run's peak.
     func retire(above bytes: Int) {
-        guard let process, let resident = ownResidentBytes, resident > bytes else { return }
+        guard let resident = ownResidentBytes, resident > bytes else { return }
+        end()
+    }
+
+    /// Ends the helper (it reads the end of its input and exits; a second at most, then it is
+    /// killed). The next document starts a new one.
+    func end() {
+        guard let process else { return }
         shutDown(kill: false)
         _ = Self.reap(process, killingAfter: .seconds(1))
     }
@@ -211,7 +218,15 @@ public final class HelperPool: @unchecked Sendable {
     // Unchecked: `idle` is only touched under `lock`; a helper is used by one thread at a time.
     let budget: DocumentBudget
     private let lock = NSLock()
-    private var idle: [ExtractionHelper] = []
+    /// Helpers waiting for a document, each with the turn it was put back at.
+    private var idle: [(helper: ExtractionHelper, turn: UInt64)] = []
+    private var turns: UInt64 = 0
+
+    /// A helper idle this long is ended: an idle helper still holds about 30 MB (its own heap
+    /// and the pages of code only helpers run), through a cold index's last phase (long texts
+    /// read in this process) and through a watcher's quiet hours. Starting one again costs
+    /// some 50 ms. With OCR on, Tesseract's model is kept loaded longer.
+    let idleLifetime: Duration
 
     /// A helper left holding more of its own memory than this after a document is ended (an
     /// idle one holds about 8 MB; after a 2,400-page PDF, about 60 MB stayed for good). With
@@ -223,6 +238,7 @@ public final class HelperPool: @unchecked Sendable {
     public init(budget: DocumentBudget) {
         self.budget = budget
         retireAboveBytes = budget.ocr == nil ? 20 << 20 : 128 << 20
+        idleLifetime = budget.ocr == nil ? .seconds(2) : .seconds(30)
     }
 
     /// Opens `path` in a helper process: its extraction (with the preview and the text when
@@ -241,14 +257,30 @@ public final class HelperPool: @unchecked Sendable {
     /// Runs `body` with an idle helper (or a new one), returned to the pool afterwards.
     private func withHelper<T>(_ body: (ExtractionHelper) -> T) -> T {
         lock.lock()
-        let helper = idle.popLast() ?? ExtractionHelper(budget: budget)
+        let helper = idle.popLast()?.helper ?? ExtractionHelper(budget: budget)
         lock.unlock()
         defer {
             helper.retire(above: retireAboveBytes)
             lock.lock()
-            idle.append(helper)
+            turns += 1
+            let turn = turns
+            idle.append((helper, turn))
             lock.unlock()
+            // One timer per return (no loop): if the helper is still idle from this same turn
+            // when it fires, it is ended.
+            DispatchQueue.global(qos: .utility).asyncAfter(deadline: .now() + idleLifetime.seconds) { [weak self] in
+                self?.endIfIdle(since: turn)
+            }
         }
         return body(helper)
+    }
+
+    /// Ends the helper put back at `turn` if nothing took it since.
+    private func endIfIdle(since turn: UInt64) {
+        lock.lock()
+        let index = idle.firstIndex { $0.turn == turn }
+        let helper = index.map { idle.remove(at: $0).helper }
+        lock.unlock()
+        helper?.end()
     }
 }
