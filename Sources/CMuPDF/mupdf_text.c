@@ -57,15 +57,18 @@ static void release_annotations(fz_context *ctx, pdf_document *pdf, const int *n
    a page: one look-up in the catalog's name tree per link, each parsing tree nodes and
    destination objects that then stay cached (R's reference manual: 24,611 links). With the
    tree out of sight, a link loads without a target. Only the document in memory changes; it
-   is never saved. */
-static void forget_named_destinations(fz_context *ctx, pdf_document *pdf) {
+   is never saved. Returns whether there were named destinations to hide. */
+static int forget_named_destinations(fz_context *ctx, pdf_document *pdf) {
+    int hidden = 0;
+    fz_var(hidden);
     fz_try(ctx) {
         pdf_obj *root = pdf_dict_get(ctx, pdf_trailer(ctx, pdf), PDF_NAME(Root));
         pdf_obj *names = pdf_dict_get(ctx, root, PDF_NAME(Names));
-        if (pdf_dict_get(ctx, names, PDF_NAME(Dests))) pdf_dict_del(ctx, names, PDF_NAME(Dests));
-        if (pdf_dict_get(ctx, root, PDF_NAME(Dests))) pdf_dict_del(ctx, root, PDF_NAME(Dests));
+        if (pdf_dict_get(ctx, names, PDF_NAME(Dests))) { pdf_dict_del(ctx, names, PDF_NAME(Dests)); hidden = 1; }
+        if (pdf_dict_get(ctx, root, PDF_NAME(Dests))) { pdf_dict_del(ctx, root, PDF_NAME(Dests)); hidden = 1; }
     }
     fz_catch(ctx) { /* links then resolve as usual: only time and memory */ }
+    return hidden;
 }
 
 /* Lets go of the named destinations (`<< /D [page /XYZ …] >>`) that MuPDF parsed only because
@@ -151,7 +154,8 @@ void docent_pdf_read(const void *bytes, size_t length, size_t store_bytes, Docen
         info->modified = metadata(ctx, doc, FZ_META_INFO_MODIFICATIONDATE);
         fz_stext_options options = { .flags = FZ_STEXT_DEHYPHENATE | FZ_STEXT_MEDIABOX_CLIP };
         pdf_document *pdf = pdf_specifics(ctx, doc);
-        if (pdf) forget_named_destinations(ctx, pdf);
+        /* Destinations are swept only from a document that had named ones. */
+        int destinations = pdf ? forget_named_destinations(ctx, pdf) : 0;
         for (int index = 0; index < info->pages; index++) {
             fz_page *loaded = NULL;
             fz_stext_page *text = NULL;
@@ -180,13 +184,12 @@ void docent_pdf_read(const void *bytes, size_t length, size_t store_bytes, Docen
             fz_drop_page(ctx, loaded);
             if (annotations) release_annotations(ctx, pdf, annotations, count);
             free(annotations);
-            if (pdf && index % 64 == 63) release_destinations(ctx, pdf);
+            if (destinations && index % 64 == 63) release_destinations(ctx, pdf);
             if (stop) break;
         }
     }
     if (doc) {
         pdf_document *pdf = pdf_specifics(ctx, doc);
-        if (pdf) forget_named_destinations(ctx, pdf);
         info->repaired = pdf && pdf_was_repaired(ctx, pdf);
     }
     fz_drop_document(ctx, doc);

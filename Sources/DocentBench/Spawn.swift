@@ -90,14 +90,6 @@ final class TreeMemorySampler: Sendable {
     /// The largest `VmHWM` seen, in KB (after `stop()`).
     var largestProcessKB: Int { largestKB.load(ordering: .relaxed) }
 
-    /// The process's peak resident set since it last ran exec (`VmHWM`), in KB (0 once gone).
-    static func highWaterKB(_ pid: pid_t) -> Int {
-        guard let text = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8) else { return 0 }
-        for line in text.split(separator: "\n") where line.hasPrefix("VmHWM:") {
-            return Int(line.split(separator: " ", omittingEmptySubsequences: true).dropFirst().first ?? "") ?? 0
-        }
-        return 0
-    }
 
     /// `root` and every descendant, from /proc/PID/task/TID/children.
     static func tree(_ root: pid_t) -> [pid_t] {
@@ -113,9 +105,15 @@ final class TreeMemorySampler: Sendable {
     }
 
     /// The process's proportional set size in KB (0 once it is gone).
-    static func pssKB(_ pid: pid_t) -> Int {
-        guard let text = try? String(contentsOfFile: "/proc/\(pid)/smaps_rollup", encoding: .utf8) else { return 0 }
-        for line in text.split(separator: "\n") where line.hasPrefix("Pss:") {
+    static func pssKB(_ pid: pid_t) -> Int { kilobytes("/proc/\(pid)/smaps_rollup", "Pss:") }
+
+    /// The process's peak resident set since it last ran exec (`VmHWM`), in KB (0 once gone).
+    static func highWaterKB(_ pid: pid_t) -> Int { kilobytes("/proc/\(pid)/status", "VmHWM:") }
+
+    /// The number after `key` on its line of the /proc file at `path` (kB there), 0 when none.
+    private static func kilobytes(_ path: String, _ key: String) -> Int {
+        guard let text = try? String(contentsOfFile: path, encoding: .utf8) else { return 0 }
+        for line in text.split(separator: "\n") where line.hasPrefix(key) {
             return Int(line.split(separator: " ", omittingEmptySubsequences: true).dropFirst().first ?? "") ?? 0
         }
         return 0

@@ -222,7 +222,8 @@ final class RunState: Sendable {
     /// changelog: 12 MB); two such files read at once, one by each worker, made a cold index's
     /// peak of memory as two long manuals once did.
     static func memoryWeight(of file: QueuedFile) -> Int64 {
-        guard let name = file.path.lastComponent?.string.utf8, let dot = name.lastIndex(of: UInt8(ascii: ".")) else { return file.size }
+        // Most files are far too small to matter whatever their name: no name work for them.
+        guard file.size * 8 >= largeFileBytes, let name = file.path.lastComponent?.string.utf8, let dot = name.lastIndex(of: UInt8(ascii: ".")) else { return file.size }
         switch String(decoding: name[name.index(after: dot)...], as: UTF8.self).lowercased() {
         case "gz", "tgz", "md", "markdown": return file.size * 8
         default: return file.size
