@@ -119,7 +119,7 @@ let package = Package(
         .target(name: "CSnippet", dependencies: ["CSQLite", "CZstd"]),
         .target(
             name: "FileAccess",
-            dependencies: [.product(name: "SystemPackage", package: "swift-system")]
+            dependencies: ["CFileSystem", .product(name: "SystemPackage", package: "swift-system")]
         ),
         .target(
             name: "ContentTypes",
@@ -159,7 +159,7 @@ let package = Package(
                            .product(name: "Logging", package: "swift-log")],
             resources: [.embedInCode("Defaults/docent.yaml")]
         ),
-        // statfs, for the file system a directory is on (not in Swift's Glibc module).
+        // What Swift's Glibc module lacks: statfs, ioprio_set, pidfd_open, posix_spawn's closefrom.
         .target(name: "CFileSystem"),
         .target(
             name: "Watcher",

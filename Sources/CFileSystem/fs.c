@@ -1,4 +1,9 @@
+#define _GNU_SOURCE
 #include "docent_fs.h"
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
 #include <sys/syscall.h>
 #include <sys/vfs.h>
 #include <unistd.h>
@@ -12,4 +17,46 @@ long long docent_fs_type(const char *path) {
 int docent_io_idle(int thread) {
     /* IOPRIO_WHO_PROCESS (1), IOPRIO_PRIO_VALUE(IOPRIO_CLASS_IDLE (3), 0) (linux/ioprio.h). */
     return (int)syscall(SYS_ioprio_set, 1, thread, 3 << 13);
+}
+
+int docent_spawn_close_from(posix_spawn_file_actions_t *actions, int low) {
+    return posix_spawn_file_actions_addclosefrom_np(actions, low);
+}
+
+int docent_pidfd_open(pid_t pid) {
+    /* Every pidfd is close-on-exec (pidfd_open(2)). */
+    return (int)syscall(SYS_pidfd_open, pid, 0);
+}
+
+int docent_pipe_cloexec(int fds[2]) {
+    return pipe2(fds, O_CLOEXEC);
+}
+
+static int signal_pipe[2] = {-1, -1};
+static pthread_once_t signal_pipe_once = PTHREAD_ONCE_INIT;
+
+static void make_signal_pipe(void) {
+    if (pipe2(signal_pipe, O_CLOEXEC) != 0) return;
+    fcntl(signal_pipe[1], F_SETFL, fcntl(signal_pipe[1], F_GETFL) | O_NONBLOCK);
+}
+
+static void write_signal(int sig) {
+    int saved = errno;
+    unsigned char number = (unsigned char)sig;
+    (void)!write(signal_pipe[1], &number, 1);
+    errno = saved;
+}
+
+int docent_catch_signal(int sig) {
+    pthread_once(&signal_pipe_once, make_signal_pipe);
+    if (signal_pipe[0] < 0) return -1;
+    struct sigaction action = {0};
+    action.sa_handler = write_signal;
+    action.sa_flags = SA_RESTART;
+    sigemptyset(&action.sa_mask);
+    return sigaction(sig, &action, NULL);
+}
+
+int docent_signal_reader(void) {
+    return signal_pipe[0];
 }

@@ -136,14 +136,31 @@ package enum CommandLineRunner {
     }
 
     package static func run(_ root: any ParsableCommand.Type, arguments: [String] = Array(CommandLine.arguments.dropFirst())) async -> Never {
+        await run(root, async: runUnlessAsync(root, arguments: arguments))
+    }
+
+    /// Runs an asynchronous command (from `runUnlessAsync`) with Docent's exit statuses.
+    package static func run(_ root: any ParsableCommand.Type, async command: any AsyncParsableCommand) async -> Never {
+        var command = command
         do {
-            var command = try root.parseAsRoot(arguments)
-            if var command = command as? any AsyncParsableCommand {
-                try await command.run()
-            } else {
-                try command.run()
-            }
+            try await command.run()
             Glibc.exit(0)
+        } catch {
+            exit(root, error)
+        }
+    }
+
+    /// Parses the command line and runs it here, on the calling thread, unless it is an
+    /// asynchronous command, which it returns for the caller to await. A synchronous command
+    /// (`watch`, `index`, …) never touches Swift's concurrency pool: on Linux that pool is
+    /// libdispatch's global queues, whose first use starts a timer that wakes the process
+    /// once a second for good (see `OwnThreads`) — a sleeping watcher must not.
+    package static func runUnlessAsync(_ root: any ParsableCommand.Type,
+                                       arguments: [String] = Array(CommandLine.arguments.dropFirst())) -> any AsyncParsableCommand {
+        do {
+            let command = try root.parseAsRoot(arguments)
+            if let command = command as? any AsyncParsableCommand { return command }
+            run(root, command: command)
         } catch {
             exit(root, error)
         }

@@ -58,7 +58,10 @@ public enum DocentMain {
         SearchCommand.following = { command, request, index in try command.follow(request, in: index) }
         if let settings = try? Settings.current.get() { IndexLocation.configured.withLock { $0 = (settings.index, settings.host) } }
         InfoCommand.readers.withLock { $0 = { AppDocuments.groups.map { ($0.documentTypeName, $0.readableContentTypes) } } }
-        await CommandLineRunner.run(Docent.self)
+        // A synchronous command runs here, on the main thread; only an asynchronous one
+        // (serve, preview, export) is awaited.
+        let command = CommandLineRunner.runUnlessAsync(Docent.self)
+        await CommandLineRunner.run(Docent.self, async: command)
     }
 }
 

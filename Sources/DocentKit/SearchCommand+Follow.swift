@@ -44,11 +44,8 @@ extension SearchCommand {
         } else {
             throw CommandFailure("--follow cannot follow \(index.displayName)")
         }
-        let sources = Signals.onTermination { commits.stop() }
-        defer {
-            here?.stop()
-            withExtendedLifetime(sources) {}
-        }
+        Signals.onTermination { commits.stop() }
+        defer { here?.stop() }
 
         var everything = request
         everything.limit = Int.max

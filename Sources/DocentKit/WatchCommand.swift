@@ -72,15 +72,17 @@ struct WatchCommand: ParsableCommand {
         }
         let current = Locked<WatchService?>(nil)
         let terminating = Atomic<Bool>(false), damageReported = Atomic<Bool>(false)
-        let sources = Signals.on([SIGINT, SIGTERM]) {
+        OwnThreads.on([SIGINT, SIGTERM]) {
             terminating.store(true, ordering: .releasing)
             logger.info("stopping: finishing the batch in hand")
             current.withLock { $0 }?.stop()
-        } + Signals.on([SIGUSR1]) {
+        }
+        OwnThreads.on([SIGUSR1]) {
             // A reader met damage (see IndexLocation.failure): stop, check, rebuild, go on.
             damageReported.store(true, ordering: .releasing)
             current.withLock { $0 }?.stop()
-        } + Signals.on([SIGUSR2]) {
+        }
+        OwnThreads.on([SIGUSR2]) {
             // `docent pause` or `docent resume` changed the request beside the index.
             current.withLock { $0 }?.reconsider()
         }
@@ -115,26 +117,14 @@ struct WatchCommand: ParsableCommand {
         }
         line?.clear()
         logger.info("stopped")
-        withExtendedLifetime(sources) {}
     }
 }
 
 /// SIGINT and SIGTERM turned into a call, so work in hand can finish before exit.
 enum Signals {
-    /// Calls `handler` on SIGINT or SIGTERM; keep the sources alive as long as it should be called.
-    static func onTermination(_ handler: @escaping @Sendable () -> Void) -> [any DispatchSourceSignal] {
-        on([SIGINT, SIGTERM], handler)
-    }
-
-    /// Calls `handler` on any of `signals`; keep the sources alive as long as it should be called.
-    static func on(_ signals: [Int32], _ handler: @escaping @Sendable () -> Void) -> [any DispatchSourceSignal] {
-        signals.map { number in
-            signal(number, SIG_IGN)
-            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
-            source.setEventHandler(handler: handler)
-            source.resume()
-            return source
-        }
+    /// Calls `handler` on SIGINT or SIGTERM (see `OwnThreads.on`: call it before starting threads).
+    static func onTermination(_ handler: @escaping @Sendable () -> Void) {
+        OwnThreads.on([SIGINT, SIGTERM], handler)
     }
 }
 

@@ -1,5 +1,6 @@
 import ContentTypes
 import DocumentModel
+import FileAccess
 import Foundation
 #if canImport(Glibc)
 import Glibc
@@ -93,43 +94,29 @@ public struct ExternalViewer: Sendable, Equatable {
     /// The command runs in a process group of its own, killed whole on a timeout or a flood.
     static func run(_ argv: [String], input: Data, seconds: Double, outputBytes: Int) throws(Failure) -> Data {
         guard let program = argv.first else { throw Failure(description: "the viewer has no command") }
-        var stdin: [Int32] = [-1, -1], stdout: [Int32] = [-1, -1], stderr: [Int32] = [-1, -1]
-        guard pipe(&stdin) == 0, pipe(&stdout) == 0, pipe(&stderr) == 0 else {
-            throw Failure(description: "cannot make pipes: \(String(cString: strerror(errno)))")
+        // Close-on-exec from their making: neither this process's other children nor the
+        // command itself keep the ends it does not use (the command gets its three as 0, 1, 2).
+        var pipes: [(read: Int32, write: Int32)] = []
+        do {
+            for _ in 0..<3 { pipes.append(try ChildProcess.pipe()) }
+        } catch {
+            for pipe in pipes { close(pipe.read); close(pipe.write) }
+            throw Failure(description: "cannot make pipes: \(error)")
         }
-        // Close-on-exec: neither this process's other children nor the command itself keep
-        // the ends it does not use (the command gets its three as 0, 1 and 2).
-        for fd in stdin + stdout + stderr { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_adddup2(&actions, stdin[0], 0)
-        posix_spawn_file_actions_adddup2(&actions, stdout[1], 1)
-        posix_spawn_file_actions_adddup2(&actions, stderr[1], 2)
-        var attributes = posix_spawnattr_t()
-        posix_spawnattr_init(&attributes)
-        defer { posix_spawnattr_destroy(&attributes) }
-        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK))
-        posix_spawnattr_setpgroup(&attributes, 0)
-        var defaults = sigset_t(), empty = sigset_t()
-        sigemptyset(&defaults)
-        sigaddset(&defaults, SIGPIPE)
-        sigemptyset(&empty)
-        posix_spawnattr_setsigdefault(&attributes, &defaults)
-        posix_spawnattr_setsigmask(&attributes, &empty)
-        let cArguments = argv.map { strdup($0) } + [nil]
-        defer { cArguments.forEach { free($0) } }
-        var pid: pid_t = 0
-        let spawned = posix_spawnp(&pid, program, &actions, &attributes, cArguments, environ)
-        for fd in [stdin[0], stdout[1], stderr[1]] { close(fd) }
-        guard spawned == 0 else {
-            for fd in [stdin[1], stdout[0], stderr[0]] { close(fd) }
-            throw Failure(description: "cannot run \(program): \(String(cString: strerror(spawned)))")
+        let (stdin, stdout, stderr) = (pipes[0], pipes[1], pipes[2])
+        let child: ChildProcess
+        do {
+            child = try ChildProcess.spawn(argv, descriptors: [0: .duplicate(stdin.read), 1: .duplicate(stdout.write), 2: .duplicate(stderr.write)],
+                                           search: true, newGroup: true)
+        } catch {
+            for pipe in pipes { close(pipe.read); close(pipe.write) }
+            throw Failure(description: "cannot run \(program): \(error)")
         }
+        for fd in [stdin.read, stdout.write, stderr.write] { close(fd) }
         // Standard input from a thread of its own (a command may read it all before writing);
         // one that stops reading gets EPIPE here, not SIGPIPE (ignored in this process).
         signal(SIGPIPE, SIG_IGN)
-        let writer = stdin[1]
+        let writer = stdin.write
         let fed = DispatchSemaphore(value: 0)
         Thread {
             input.withUnsafeBytes { bytes in
@@ -147,7 +134,7 @@ public struct ExternalViewer: Sendable, Equatable {
 
         var output = Data(), errors = Data()
         var problem: String?
-        var open = [stdout[0], stderr[0]]
+        var open = [stdout.read, stderr.read]
         let deadline = ContinuousClock.now + .milliseconds(Int(seconds * 1000))
         var buffer = [UInt8](repeating: 0, count: 65536)
         while !open.isEmpty, problem == nil {
@@ -166,7 +153,7 @@ public struct ExternalViewer: Sendable, Equatable {
                 if n < 0, errno == EINTR { continue }
                 if n <= 0 {
                     open.removeAll { $0 == entry.fd }
-                } else if entry.fd == stdout[0] {
+                } else if entry.fd == stdout.read {
                     output.append(contentsOf: buffer[..<n])
                     if output.count > outputBytes { problem = "wrote more than \(outputBytes) bytes" }
                 } else if errors.count < 4096 {
@@ -174,20 +161,19 @@ public struct ExternalViewer: Sendable, Equatable {
                 }
             }
         }
-        if problem != nil { kill(-pid, SIGKILL) }
-        close(stdout[0])
-        close(stderr[0])
-        var status: Int32 = 0
-        while waitpid(pid, &status, 0) < 0, errno == EINTR {}
-        if problem != nil { kill(-pid, SIGKILL) }  // and whatever it started that still lives
+        if problem != nil { child.kill(group: true) }
+        close(stdout.read)
+        close(stderr.read)
+        let ending = child.reap()
+        if problem != nil { _ = kill(-child.pid, SIGKILL) }  // and whatever it started that still lives
         fed.wait()
         if let problem { throw Failure(description: "\(program) \(problem)") }
         let said = String(decoding: errors, as: UTF8.self).split(separator: "\n").first.map { ": " + $0 } ?? ""
-        let signal = status & 0x7F
-        if signal != 0 { throw Failure(description: "\(program) was killed by signal \(signal)\(said)") }
-        let code = (status >> 8) & 0xFF
-        if code != 0 { throw Failure(description: "\(program) exited with status \(code)\(said)") }
-        return output
+        switch ending {
+        case .killed(let signal): throw Failure(description: "\(program) was killed by signal \(signal)\(said)")
+        case .exited(let code) where code != 0: throw Failure(description: "\(program) exited with status \(code)\(said)")
+        case .exited: return output
+        }
     }
 
     static func format(_ seconds: Double) -> String {

@@ -43,7 +43,7 @@ public enum ExtractionFailure: Error, Sendable, Equatable, CustomStringConvertib
 /// connected by a socket pair. Used by one thread at a time.
 final class ExtractionHelper {
     let budget: DocumentBudget
-    private var process: Process?
+    private var process: ChildProcess?
     private var socket: Int32 = -1
 
     init(budget: DocumentBudget) {
@@ -56,7 +56,7 @@ final class ExtractionHelper {
     /// libraries that every helper shares (`/proc/PID/statm`: resident minus shared); nil
     /// when no helper runs.
     var ownResidentBytes: Int? {
-        guard let process, let statm = WholeFile.read("/proc/\(process.processIdentifier)/statm", limit: 256) else { return nil }
+        guard let process, let statm = WholeFile.read("/proc/\(process.pid)/statm", limit: 256) else { return nil }
         let fields = statm.split(separator: UInt8(ascii: " ")).compactMap { Int(String(decoding: $0, as: UTF8.self)) }
         guard fields.count >= 3 else { return nil }
         return (fields[1] - fields[2]) * Int(sysconf(Int32(_SC_PAGESIZE)))
@@ -75,9 +75,7 @@ final class ExtractionHelper {
     /// Ends the helper (it reads the end of its input and exits; a second at most, then it is
     /// killed). The next document starts a new one.
     func end() {
-        guard let process else { return }
         shutDown(kill: false)
-        _ = Self.reap(process, killingAfter: .seconds(1))
     }
 
     /// Opens `path` in the helper: its extraction, nil when the file is gone, or the failure.
@@ -146,21 +144,14 @@ final class ExtractionHelper {
         guard socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &ends) == 0 else {
             return .unavailable("socketpair: \(Errno(rawValue: errno))")
         }
-        let child = FileHandle(fileDescriptor: ends[1], closeOnDealloc: true)
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = ["_extract", "--memory", String(budget.memoryBytes)]
-        process.standardInput = child
-        process.standardOutput = child
-        process.standardError = FileHandle.nullDevice
+        defer { close(ends[1]) }
         do {
-            try process.run()
+            process = try ChildProcess.spawn([executable, "_extract", "--memory", String(budget.memoryBytes)],
+                                             descriptors: [0: .duplicate(ends[1]), 1: .duplicate(ends[1]), 2: .null])
         } catch {
             close(ends[0])
             return .unavailable("the helper could not be started: \(error)")
         }
-        try? child.close()
-        self.process = process
         socket = ends[0]
         return nil
     }
@@ -170,34 +161,17 @@ final class ExtractionHelper {
         .crashed(signal: shutDown(kill: true), memoryBytes: budget.memoryBytes)
     }
 
-    /// Ends the helper; with `kill`, waits for it and returns the signal that ended it, if one did.
+    /// Ends the helper and reaps it: the signal that ended it, if one did. With `kill`, it is
+    /// killed at once; without, it reads the end of its input and exits (a second at most,
+    /// then it is killed).
     @discardableResult
     private func shutDown(kill killing: Bool) -> Int32? {
-        if socket >= 0 { close(socket) }  // the helper reads the end of its input and exits
+        if socket >= 0 { close(socket) }
         socket = -1
         guard let process else { return nil }
         self.process = nil
-        guard killing else { return nil }
-        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
-        return Self.reap(process)
-    }
-
-    /// Waits for `process` to end and returns the signal that ended it, if one did. Bounded:
-    /// Foundation's child monitor was seen to miss a crashed helper's exit (under
-    /// AddressSanitizer), leaving `waitUntilExit()` — and the watcher — waiting on a zombie
-    /// forever; past a few seconds the child is reaped here with `waitpid`. With
-    /// `killingAfter`, a process still running by then is killed first.
-    static func reap(_ process: Process, killingAfter limit: Duration? = nil) -> Int32? {
-        let deadline = ContinuousClock.now + (limit ?? .seconds(3))
-        while process.isRunning, ContinuousClock.now < deadline { usleep(2_000) }
-        if limit != nil, process.isRunning { kill(process.processIdentifier, SIGKILL) }
-        if !process.isRunning {
-            return process.terminationReason == .uncaughtSignal ? process.terminationStatus : nil
-        }
-        var status: Int32 = 0
-        guard waitpid(process.processIdentifier, &status, 0) == process.processIdentifier else { return nil }
-        let signal = status & 0x7F  // WTERMSIG; 0 for a normal exit, 0x7F for a stopped child
-        return signal != 0 && signal != 0x7F ? signal : nil
+        if killing { process.kill() }
+        return process.end(grace: .seconds(1)).signal
     }
 
     /// The executable that serves `_extract`: `$DOCENT_HELPER`, this one when it serves it
@@ -239,6 +213,7 @@ public final class HelperPool: @unchecked Sendable {
         self.budget = budget
         retireAboveBytes = budget.ocr == nil ? 20 << 20 : 128 << 20
         idleLifetime = budget.ocr == nil ? .seconds(2) : .seconds(30)
+        register()
     }
 
     /// Opens `path` in a helper process: its extraction (with the preview and the text when
@@ -261,15 +236,19 @@ public final class HelperPool: @unchecked Sendable {
         lock.unlock()
         defer {
             helper.retire(above: retireAboveBytes)
-            lock.lock()
-            turns += 1
-            let turn = turns
-            idle.append((helper, turn))
-            lock.unlock()
-            // One timer per return (no loop): if the helper is still idle from this same turn
-            // when it fires, it is ended.
-            DispatchQueue.global(qos: .utility).asyncAfter(deadline: .now() + idleLifetime.seconds) { [weak self] in
-                self?.endIfIdle(since: turn)
+            if Self.held.withLock({ $0.held }) {
+                helper.end()  // paused: nothing is kept, and no timer is left to wake the process
+            } else {
+                lock.lock()
+                turns += 1
+                let turn = turns
+                idle.append((helper, turn))
+                lock.unlock()
+                // One timer per return (no loop): if the helper is still idle from this same
+                // turn when it fires, it is ended.
+                OwnThreads.after(idleLifetime) { [weak self] in
+                    self?.endIfIdle(since: turn)
+                }
             }
         }
         return body(helper)
@@ -282,5 +261,35 @@ public final class HelperPool: @unchecked Sendable {
         let helper = index.map { idle.remove(at: $0).helper }
         lock.unlock()
         helper?.end()
+    }
+
+    /// Ends every idle helper now.
+    private func endIdle() {
+        lock.lock()
+        let helpers = idle.map(\.helper)
+        idle.removeAll()
+        lock.unlock()
+        for helper in helpers { helper.end() }
+    }
+
+    /// Every pool of this process (weakly), and whether helpers are held back.
+    private static let held = Locked((held: false, pools: [WeakPool]()))
+    private struct WeakPool { weak var pool: HelperPool? }
+
+    /// Holds back helpers in every pool of this process while Docent is paused: idle helpers
+    /// are ended now, and one that finishes its document is ended instead of kept. A paused
+    /// watcher then holds no helper and no idle timer fires later to end one (work, however
+    /// small, while paused). Released, helpers are started again as documents need them.
+    public static func hold(_ hold: Bool) {
+        let pools = held.withLock { state in
+            state.held = hold
+            state.pools.removeAll { $0.pool == nil }
+            return state.pools.compactMap(\.pool)
+        }
+        if hold { for pool in pools { pool.endIdle() } }
+    }
+
+    private func register() {
+        Self.held.withLock { $0.pools.append(WeakPool(pool: self)) }
     }
 }

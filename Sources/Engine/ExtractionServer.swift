@@ -54,9 +54,6 @@ struct ExtractionReply: Codable {
 /// indexer restarts), never the indexer. The address space is limited with `RLIMIT_AS`; the
 /// indexer enforces the time budget by killing the process.
 public enum ExtractionServer {
-    /// After a text this long, freed memory is given back to the system.
-    static let trimAfterBytes = 1 << 20
-
     /// Serves requests on standard input, replies on standard output, until standard input ends.
     public static func serve(memoryBytes: Int, documents: DocumentRegistry = AppDocuments.registry,
                              types: UTTypeRegistry = .shared) -> Never {

@@ -88,7 +88,7 @@ public final class LiveIndexer: Sendable {
         paths.removeAll()
         let rows = Locked<[IndexedFile]>([])
         let (indexer, loaders) = (self.indexer, self.loaders)
-        DispatchQueue.concurrentPerform(iterations: min(indexer.workers, work.count)) { worker in
+        OwnThreads.concurrentPerform(iterations: min(indexer.workers, work.count)) { worker in
             let loader = loaders.take(indexer: indexer)
             defer { if let loader { loaders.put(loader) } }
             var i = worker

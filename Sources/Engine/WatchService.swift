@@ -171,7 +171,7 @@ public final class WatchService: Sendable {
             if let until = request.until {
                 if until > now {
                     reason = "paused by `docent pause` until \(PauseRequest.clock(until))"
-                    DispatchQueue.global().asyncAfter(deadline: .now() + (until - now) + 0.05) { [weak self] in self?.reconsider() }
+                    OwnThreads.after(.milliseconds(Int64((until - now) * 1000) + 50)) { [weak self] in self?.reconsider() }
                 }
             } else {
                 reason = "paused by `docent pause` (`docent resume` resumes)"
@@ -185,7 +185,9 @@ public final class WatchService: Sendable {
         if reason != nil {
             live.indexer.gate.close()
             watcher.pause()
+            HelperPool.hold(true)
         } else {
+            HelperPool.hold(false)
             live.indexer.gate.open()
             watcher.resume()
         }
@@ -311,7 +313,7 @@ public final class WatchService: Sendable {
             } else if !trailingWrite.exchange(true, ordering: .acquiringAndReleasing) {
                 // Held back by the rate limit: written a little later, so the last change is
                 // never lost (a mount going offline right after a poll's write stayed unpublished).
-                DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(110)) { [weak self] in
+                OwnThreads.after(.milliseconds(110)) { [weak self] in
                     guard let self else { return }
                     self.trailingWrite.store(false, ordering: .releasing)
                     // A stopped service's last word is already written (and a new one may own the file).

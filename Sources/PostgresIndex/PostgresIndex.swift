@@ -152,8 +152,8 @@ public final class PostgresIndex: IndexStore {
         let slices = files.count >= 16 ? (0..<Self.writers).map { w in stride(from: w, to: files.count, by: Self.writers).map { files[$0] } }
             : [files]
         let failures = Locked<[IndexError]>([])
-        DispatchQueue.concurrentPerform(iterations: slices.count) { lane in
-            do throws(IndexError) { try write(slices[lane], lane: lane) } catch { failures.withLock { $0.append(error) } }
+        OwnThreads.concurrentPerform(iterations: slices.count) { [slices] lane in
+            do throws(IndexError) { try self.write(slices[lane], lane: lane) } catch { failures.withLock { $0.append(error) } }
         }
         if let failure = failures.withLock({ $0.first }) { throw failure }
     }

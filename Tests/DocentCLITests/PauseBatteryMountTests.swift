@@ -37,13 +37,7 @@ struct PauseBatteryMountTests {
 
         // Ten seconds of changes: new files, edits, a removal, a rename, every 100 ms.
         // The pause's own last steps (its status write, its log line) done: quiet for half a second.
-        var quiet = cpuTicks(pid)
-        for _ in 0..<20 {
-            usleep(500_000)
-            let now = cpuTicks(pid)
-            if now == quiet { break }
-            quiet = now
-        }
+        let sleeping = quietWakeups(pid)
         let before = cpuTicks(pid)
         let start = Date()
         var i = 0
@@ -58,6 +52,8 @@ struct PauseBatteryMountTests {
         usleep(500_000)
         let used = cpuTicks(pid) - before
         #expect(used == 0, "the paused watcher used \(used) clock ticks of CPU while \(i) files changed")
+        // Not one thread woke: no timer, no poll (libdispatch's once-a-second pool monitor was one).
+        #expect(woke(sleeping, wakeups(pid)).isEmpty, "threads that woke while paused: \(woke(sleeping, wakeups(pid)))")
         #expect(try fixture.search("during").isEmpty, "nothing was indexed while paused")
 
         let resumed = try Docent.run(["resume"], environment: fixture.env)

@@ -125,3 +125,54 @@ class WatchFixture {
         return watcher.terminationStatus
     }
 }
+
+/// The processes whose parent is `pid` (whichever of its threads started them).
+func childProcesses(of pid: Int32) -> [Int32] {
+    ((try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []).compactMap { entry in
+        guard let child = Int32(entry), let stat = try? String(contentsOfFile: "/proc/\(entry)/stat", encoding: .utf8),
+              let close = stat.lastIndex(of: ")") else { return nil }
+        // After the name: state, then the parent's pid (proc(5)).
+        return stat[stat.index(after: close)...].split(separator: " ").dropFirst().first == Substring(String(pid)) ? child : nil
+    }
+}
+
+/// Every thread of `pid` and of its child processes, each with how often it has run
+/// (voluntary and involuntary context switches): a thread that woke up, however briefly,
+/// counts one more; one that started or ended is a new or missing key. Unlike CPU time,
+/// which the kernel samples at its clock tick, this misses no wakeup.
+func wakeups(_ pid: Int32) -> [String: Int] {
+    let processes = [pid] + childProcesses(of: pid)
+    var threads: [String: Int] = [:]
+    for process in processes {
+        for task in (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(process)/task")) ?? [] {
+            guard let status = try? String(contentsOfFile: "/proc/\(process)/task/\(task)/status", encoding: .utf8) else { continue }
+            threads["\(process)/\(task)"] = status.split(separator: "\n")
+                .filter { $0.hasPrefix("voluntary_ctxt_switches") || $0.hasPrefix("nonvoluntary_ctxt_switches") }
+                .compactMap { Int($0.split(separator: ":").last!.trimmingCharacters(in: .whitespaces)) }.reduce(0, +)
+        }
+    }
+    return threads
+}
+
+/// Waits (up to `seconds`) until no thread of `pid` or its children woke for half a second;
+/// the last snapshot.
+func quietWakeups(_ pid: Int32, seconds: Double = 15) -> [String: Int] {
+    var quiet = wakeups(pid)
+    let deadline = Date().addingTimeInterval(seconds)
+    while Date() < deadline {
+        usleep(500_000)
+        let now = wakeups(pid)
+        if now == quiet { break }
+        quiet = now
+    }
+    return quiet
+}
+
+/// The threads that woke between two snapshots, with how many times.
+func woke(_ before: [String: Int], _ after: [String: Int]) -> [String: Int] {
+    var changed: [String: Int] = [:]
+    for key in Set(before.keys).union(after.keys) where before[key] != after[key] {
+        changed[key] = (after[key] ?? 0) - (before[key] ?? 0)
+    }
+    return changed
+}

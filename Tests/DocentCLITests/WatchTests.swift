@@ -87,9 +87,7 @@ final class WatchTests: WatchFixture {
         try start(arguments: ["watch", root, "--priority", "idle"])
         #expect(try settledAndEqual())
         let pid = try #require(watcher?.processIdentifier)
-        let helpers = ((try? String(contentsOfFile: "/proc/\(pid)/task/\(pid)/children", encoding: .utf8)) ?? "")
-            .split(separator: " ").compactMap { Int32($0) }
-        for process in [pid] + helpers {
+        for process in [pid] + childProcesses(of: pid) {
             for task in try FileManager.default.contentsOfDirectory(atPath: "/proc/\(process)/task") {
                 let stat = try String(contentsOfFile: "/proc/\(process)/task/\(task)/stat", encoding: .utf8)
                 // Fields after the name: nice is field 19, policy field 41 (proc(5)).
@@ -107,6 +105,26 @@ final class WatchTests: WatchFixture {
                 #expect(io.trimmingCharacters(in: .whitespacesAndNewlines) == "idle", "process \(process) thread \(task) (\(name)): I/O \(io)")
             }
         }
+        #expect(try stop() == 0)
+    }
+
+    /// Regression: a watcher with nothing to do woke once a second for good (libdispatch's
+    /// worker-pool monitor, started by the first use of a global queue), and kept a helper
+    /// process for the rest of its life after one document needed it.
+    @Test("An idle watcher sleeps: once settled, its helper is ended and no thread of it wakes while nothing changes")
+    func idleWatcherSleeps() throws {
+        for i in 0..<20 { try write("docs/note\(i).txt", "lantern \(i)") }
+        try write("b.pdf", "%PDF-1.4 not really a pdf")  // a helper is started for it
+        try start()
+        #expect(try settledAndEqual())
+        let pid = try #require(watcher?.processIdentifier)
+        #expect(eventually(10) { childProcesses(of: pid).isEmpty }, "the idle helper was not ended: \(childProcesses(of: pid))")
+        let sleeping = quietWakeups(pid)
+        usleep(5_000_000)
+        #expect(woke(sleeping, wakeups(pid)).isEmpty, "threads that woke with nothing to do: \(woke(sleeping, wakeups(pid)))")
+        // And it still hears the next change.
+        try write("docs/later.txt", "lantern later")
+        #expect(try eventually { try search("later") == ["docs/later.txt"] })
         #expect(try stop() == 0)
     }
 

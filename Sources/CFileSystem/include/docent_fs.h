@@ -8,4 +8,26 @@ long long docent_fs_type(const char *path);
 /// Puts thread `thread` (0: the calling one) in the idle I/O class (ioprio_set(2), which
 /// glibc does not wrap); 0, or -1 with errno set. Threads and processes it starts inherit it.
 int docent_io_idle(int thread);
+
+#include <spawn.h>
+#include <sys/types.h>
+
+/// Adds to `actions` the closing of every descriptor from `low` up in the child
+/// (posix_spawn_file_actions_addclosefrom_np, glibc 2.34, not in Swift's Glibc module).
+int docent_spawn_close_from(posix_spawn_file_actions_t *actions, int low);
+
+/// A close-on-exec pidfd for process `pid` (pidfd_open(2), Linux 5.3), or -1 with errno set.
+int docent_pidfd_open(pid_t pid);
+
+/// A pipe whose two ends are close-on-exec from their making (pipe2 with O_CLOEXEC): no
+/// child started meanwhile by another thread inherits them. 0, or -1 with errno set.
+int docent_pipe_cloexec(int fds[2]);
+
+/// Catches signal `sig` with a handler that writes its number (one byte) to a pipe that
+/// `docent_signal_reader` reads, made on first use (close-on-exec, its write end
+/// non-blocking: a flood of signals is never a handler blocked). 0, or -1 with errno set.
+int docent_catch_signal(int sig);
+
+/// The read end of the caught signals' pipe, or -1 before `docent_catch_signal`.
+int docent_signal_reader(void);
 #endif
