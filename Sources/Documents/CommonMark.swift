@@ -56,7 +56,7 @@ final class CommonMark {
         var seen: Set<String> = []
         var out: [String] = []
         func add(_ text: String) {
-            let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
+            let trimmed = text.trimmingWhitespaceAndNewlines
             if !trimmed.isEmpty, seen.insert(trimmed).inserted { out.append(trimmed) }
         }
         walk(root) { node in

@@ -155,7 +155,7 @@ public struct ManPage: Sendable {
         var tagPending = false
 
         mutating func textLine(_ line: Substring) {
-            if line.unicodeScalars.allSatisfy(Self.isSpace) {
+            if line.unicodeScalars.allSatisfy(String.isSpace) {
                 self.paragraph()
                 return
             }
@@ -179,27 +179,9 @@ public struct ManPage: Sendable {
         mutating func lineBreak() { if !current.isEmpty { current += "\n" } }
 
         mutating func paragraph() {
-            let scalars = current.unicodeScalars
-            if let first = scalars.firstIndex(where: { !Self.isSpaceOrNewline($0) }),
-               let last = scalars.lastIndex(where: { !Self.isSpaceOrNewline($0) }) {
-                paragraphs.append(String(scalars[first...last]))
-            }
+            let trimmed = current.trimmingWhitespaceAndNewlines
+            if !trimmed.isEmpty { paragraphs.append(trimmed) }
             current = ""
-        }
-
-        /// Foundation's `whitespaces`: a tab or a space separator (Zs), without bridging.
-        static func isSpace(_ scalar: Unicode.Scalar) -> Bool {
-            scalar == " " || scalar == "\t" || (scalar.value > 0x7F && scalar.properties.generalCategory == .spaceSeparator)
-        }
-
-        /// Foundation's `whitespacesAndNewlines`: those, U+000A–U+000D, U+0085 and the
-        /// line and paragraph separators.
-        static func isSpaceOrNewline(_ scalar: Unicode.Scalar) -> Bool {
-            if scalar.value < 0x80 { return scalar == " " || (scalar.value >= 0x09 && scalar.value <= 0x0D) }
-            switch scalar.properties.generalCategory {
-            case .spaceSeparator, .lineSeparator, .paragraphSeparator: return true
-            default: return scalar.value == 0x85
-            }
         }
 
         mutating func heading(_ text: String, level: Int) {

@@ -53,7 +53,7 @@ public struct PDFDocument: FileDocument, DocumentMetadataProviding {
         defer { docent_pdf_info_free(&info) }
         func string(_ value: UnsafeMutablePointer<CChar>?) -> String? {
             guard let value else { return nil }
-            let text = String(cString: value).trimmingCharacters(in: .whitespacesAndNewlines)
+            let text = String(cString: value).trimmingWhitespaceAndNewlines
             return text.isEmpty ? nil : text
         }
         if info.pages < 0 && info.encrypted == 0 {
@@ -89,7 +89,7 @@ public struct PDFDocument: FileDocument, DocumentMetadataProviding {
         func page(_ index: Int, _ text: UnsafeRawBufferPointer?, damaged: Bool) -> Int32 {
             guard total < PDFDocument.pageTextLimit else { return 1 }
             if damaged { problems.append(DocumentProblem(.warning, kind: "damaged-page", "Page \(index + 1) could not be read.")) }
-            let page = text.map { String(decoding: $0, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines) } ?? ""
+            let page = text.map { String(decoding: $0, as: UTF8.self).trimmingWhitespaceAndNewlines } ?? ""
             total += page.utf8.count
             pages.append(page)
             return 0
@@ -115,7 +115,7 @@ public struct PDFDocument: FileDocument, DocumentMetadataProviding {
                 defer { g_object_unref(UnsafeMutableRawPointer(page)) }
                 guard let text = poppler_page_get_text(page) else { continue }
                 defer { docent_g_free(text) }
-                pages[index] = String(cString: text).trimmingCharacters(in: .whitespacesAndNewlines)
+                pages[index] = String(cString: text).trimmingWhitespaceAndNewlines
             }
             return pages
         }

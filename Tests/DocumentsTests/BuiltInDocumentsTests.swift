@@ -36,6 +36,22 @@ struct BuiltInDocumentsTests {
         #expect(try await both.text == "naïve café, été d’été 😀\n")
     }
 
+    @Test("Trimming without Foundation trims what Foundation's whitespacesAndNewlines does")
+    func nativeTrimming() {
+        // Every kind of space and line end at the ends, and the same in the middle (kept).
+        let ends: [Unicode.Scalar] = [" ", "\t", "\n", "\r", "\u{0B}", "\u{0C}", "\u{85}", "\u{A0}", "\u{2003}", "\u{2028}", "\u{2029}", "\u{3000}", "\u{1680}", "\u{200A}", "\u{202F}", "\u{205F}", "\u{200B}"]
+        let inner: [Unicode.Scalar] = ["a", "é", "😀", "\u{180E}", "\u{200C}", "\u{FEFF}", "\u{1F}", "x"]  // other zero-width and control: kept
+        var generator = SystemRandomNumberGenerator()
+        for _ in 0..<2_000 {
+            var text = String.UnicodeScalarView()
+            for _ in 0..<Int.random(in: 0...8, using: &generator) {
+                text.append(Bool.random(using: &generator) ? ends.randomElement(using: &generator)! : inner.randomElement(using: &generator)!)
+            }
+            let string = String(text)
+            #expect(string.trimmingWhitespaceAndNewlines == string.trimmingCharacters(in: .whitespacesAndNewlines), "\(string.unicodeScalars.map(\.value))")
+        }
+    }
+
     @Test("Bytes that are not UTF-8 throughout: valid sequences kept, every other byte as Latin-1")
     func mixedDecoding() throws {
         func decode(_ bytes: [UInt8]) -> String? { DecodedText(Data(bytes))?.string }
