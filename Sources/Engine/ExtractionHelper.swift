@@ -289,7 +289,12 @@ public final class HelperPool: @unchecked Sendable {
         if hold { for pool in pools { pool.endIdle() } }
     }
 
+    /// Adds this pool to the list (and drops the pools gone since: a server makes one per
+    /// request, and the list must not grow with them).
     private func register() {
-        Self.held.withLock { $0.pools.append(WeakPool(pool: self)) }
+        Self.held.withLock { state in
+            state.pools.removeAll { $0.pool == nil }
+            state.pools.append(WeakPool(pool: self))
+        }
     }
 }
