@@ -243,7 +243,7 @@ let package = Package(
         ),
         .testTarget(
             name: "WatcherTests",
-            dependencies: ["Watcher", .product(name: "SystemPackage", package: "swift-system")]
+            dependencies: ["Watcher", "FileAccess", .product(name: "SystemPackage", package: "swift-system")]
         ),
         .testTarget(
             name: "DocentKitTests",

@@ -192,8 +192,9 @@ public final class HelperPool: @unchecked Sendable {
     // Unchecked: `idle` is only touched under `lock`; a helper is used by one thread at a time.
     let budget: DocumentBudget
     private let lock = NSLock()
-    /// Helpers waiting for a document, each with the turn it was put back at.
-    private var idle: [(helper: ExtractionHelper, turn: UInt64)] = []
+    /// Helpers waiting for a document, each with the turn it was put back at and the alarm
+    /// that ends it.
+    private var idle: [(helper: ExtractionHelper, turn: UInt64, alarm: OwnThreads.Alarm)] = []
     private var turns: UInt64 = 0
 
     /// A helper idle this long is ended: an idle helper still holds about 30 MB (its own heap
@@ -232,8 +233,10 @@ public final class HelperPool: @unchecked Sendable {
     /// Runs `body` with an idle helper (or a new one), returned to the pool afterwards.
     private func withHelper<T>(_ body: (ExtractionHelper) -> T) -> T {
         lock.lock()
-        let helper = idle.popLast()?.helper ?? ExtractionHelper(budget: budget)
+        let taken = idle.popLast()
         lock.unlock()
+        if let alarm = taken?.alarm { OwnThreads.cancel(alarm) }
+        let helper = taken?.helper ?? ExtractionHelper(budget: budget)
         defer {
             helper.retire(above: retireAboveBytes)
             if Self.held.withLock({ $0.held }) {
@@ -242,13 +245,13 @@ public final class HelperPool: @unchecked Sendable {
                 lock.lock()
                 turns += 1
                 let turn = turns
-                idle.append((helper, turn))
-                lock.unlock()
                 // One timer per return (no loop): if the helper is still idle from this same
-                // turn when it fires, it is ended.
-                OwnThreads.after(idleLifetime) { [weak self] in
+                // turn when it fires, it is ended; taken again, its alarm is cancelled.
+                let alarm = OwnThreads.after(idleLifetime) { [weak self] in
                     self?.endIfIdle(since: turn)
                 }
+                idle.append((helper, turn, alarm))
+                lock.unlock()
             }
         }
         return body(helper)
@@ -263,13 +266,16 @@ public final class HelperPool: @unchecked Sendable {
         helper?.end()
     }
 
-    /// Ends every idle helper now.
+    /// Ends every idle helper now, and cancels their alarms.
     private func endIdle() {
         lock.lock()
-        let helpers = idle.map(\.helper)
+        let helpers = idle
         idle.removeAll()
         lock.unlock()
-        for helper in helpers { helper.end() }
+        for (helper, _, alarm) in helpers {
+            OwnThreads.cancel(alarm)
+            helper.end()
+        }
     }
 
     /// Every pool of this process (weakly), and whether helpers are held back.

@@ -32,11 +32,22 @@ public enum OwnThreads {
         for _ in 1..<iterations { done.wait() }
     }
 
-    /// Calls `action` once, on the alarm thread, after `delay`. The thread sleeps until the
-    /// earliest deadline, or for as long as nothing is due; actions run one after another and
-    /// should be short (or hand their work on).
-    public static func after(_ delay: Duration, _ action: @escaping @Sendable () -> Void) {
+    /// Calls `action` once, on the alarm thread, after `delay`, unless cancelled first. The
+    /// thread sleeps until the earliest deadline, or for as long as nothing is due; actions run
+    /// one after another and should be short (or hand their work on).
+    @discardableResult
+    public static func after(_ delay: Duration, _ action: @escaping @Sendable () -> Void) -> Alarm {
         Alarms.shared.add(deadline: Alarms.now() + UInt64(max(0, delay / .nanoseconds(1))), action)
+    }
+
+    /// Cancels `alarm` if it has not gone off: the alarm thread will not wake for it.
+    public static func cancel(_ alarm: Alarm) {
+        Alarms.shared.cancel(alarm)
+    }
+
+    /// An alarm set with `after`.
+    public struct Alarm: Hashable, Sendable {
+        fileprivate let number: UInt64
     }
 
     /// Calls `handler` (on the signal thread) each time one of `signals` arrives.
@@ -65,7 +76,8 @@ private final class Alarms: @unchecked Sendable {
     static let shared = Alarms()
     private let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
     private let condition = UnsafeMutablePointer<pthread_cond_t>.allocate(capacity: 1)
-    private var pending: [(deadline: UInt64, action: @Sendable () -> Void)] = []
+    private var pending: [(deadline: UInt64, alarm: UInt64, action: @Sendable () -> Void)] = []
+    private var alarms: UInt64 = 0
     private var started = false
 
     private init() {
@@ -83,14 +95,26 @@ private final class Alarms: @unchecked Sendable {
         return UInt64(time.tv_sec) * 1_000_000_000 + UInt64(time.tv_nsec)
     }
 
-    func add(deadline: UInt64, _ action: @escaping @Sendable () -> Void) {
+    func add(deadline: UInt64, _ action: @escaping @Sendable () -> Void) -> OwnThreads.Alarm {
         pthread_mutex_lock(mutex)
-        pending.append((deadline, action))
+        alarms += 1
+        let alarm = alarms
+        pending.append((deadline, alarm, action))
         if !started {
             started = true
             Thread { [self] in run() }.start()
         }
         pthread_cond_signal(condition)
+        pthread_mutex_unlock(mutex)
+        return OwnThreads.Alarm(number: alarm)
+    }
+
+    func cancel(_ alarm: OwnThreads.Alarm) {
+        pthread_mutex_lock(mutex)
+        if let index = pending.firstIndex(where: { $0.alarm == alarm.number }) {
+            pending.remove(at: index)
+            pthread_cond_signal(condition)  // its wait is measured against the deadlines left
+        }
         pthread_mutex_unlock(mutex)
     }
 
