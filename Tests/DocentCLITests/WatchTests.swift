@@ -147,7 +147,10 @@ final class WatchTests: WatchFixture {
         try start(["DOCENT_FAKE_QUEUE_LIMIT": "4000"])
         #expect(try settledAndEqual())
         for i in 0..<20_000 { try write("burst/\(i % 40)/\(i).txt", "burst \(i)") }
-        #expect(try settledAndEqual(120), "\(log)")
+        // The bound is for the tests' debug build, about 20× slower than a release one at this:
+        // on a slower machine (2026-11-26) it failed the 120 s allowed before and settled after
+        // 182 s alone, where a release build of the same commit settles in under 10 s.
+        #expect(try settledAndEqual(600), "\(log)")
         #expect((try status()["overflows"] as? Int ?? 0) >= 1)
         #expect(log.contains("overflowed"))
         #expect(try indexed().count == 20_000)
