@@ -23,7 +23,8 @@ final class IndexRun {
     private var visited: Set<[UInt8]> = []
     /// Error rows stored for directories that could not be listed.
     private var directoryErrors = 0
-    private let indexHadRows: Bool
+    /// Whether the index held rows of this host when the run began (else it is filled from empty).
+    let indexHadRows: Bool
 
     /// The indexer's exclusions, and the mounts that are offline now.
     private let exclusions: Exclusions

@@ -97,6 +97,22 @@ public final class Indexer: Sendable {
         try reclassifyIfRulesChanged()
         try rereadChangedReaders()
         let run = IndexRun(indexer: self, progress: progress)
+        // An index filled from empty has nothing at stake that the run would not write again:
+        // its commits need not wait for the disk until the run is over (`fillingEmptyIndex`).
+        let filling = !run.indexHadRows
+        if filling { try index.fillingEmptyIndex(true) }
+        do {
+            var summary = try indexRoots(in: run, roots: roots, remember: remember)
+            if filling { try index.fillingEmptyIndex(false) }
+            summary.seconds = (ContinuousClock.now - run.start).seconds
+            return summary
+        } catch {
+            if filling { try? index.fillingEmptyIndex(false) }
+            throw error
+        }
+    }
+
+    private func indexRoots(in run: IndexRun, roots: [FilePath], remember: Bool) throws -> IndexSummary {
         if remember { try index.addRoots(roots.map(\.bytes)) }
         var failure: (any Error)?
         do {
@@ -117,7 +133,6 @@ public final class Indexer: Sendable {
             let merging = ContinuousClock.now
             if try index.upkeepAfterLargeRun() { summary.mergeSeconds = (ContinuousClock.now - merging).seconds }
         }
-        summary.seconds = (ContinuousClock.now - run.start).seconds
         return summary
     }
 }

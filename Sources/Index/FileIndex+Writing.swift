@@ -129,6 +129,15 @@ extension FileIndex {
         }
     }
 
+    /// Runs `body` on the writer outside any transaction (pragmas, checkpoints).
+    func writeOutsideTransaction<T>(_ body: (Database) throws -> T) throws(IndexError) -> T {
+        do {
+            return try pool.writeWithoutTransaction(body)
+        } catch {
+            throw IndexError(error, path: path)
+        }
+    }
+
     func read<T>(_ body: (Database) throws -> T) throws(IndexError) -> T {
         do {
             return try pool.read(body)

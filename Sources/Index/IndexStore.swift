@@ -52,6 +52,12 @@ public protocol IndexStore: AnyObject, Sendable {
     /// merges its inverted index into one segment, PostgreSQL gathers statistics and folds its
     /// GIN index's pending list in. True when it did something.
     @discardableResult func upkeepAfterLargeRun() throws(IndexError) -> Bool
+    /// Called with true before a run fills an index that held no rows (a cold index, a rebuild)
+    /// and with false after it: a store may then commit without waiting for each commit to
+    /// reach the disk, and must make everything durable when the run ends. Nothing is at
+    /// stake meanwhile that the run would not make again: a crash of the machine (not of
+    /// Docent) may leave a damaged index, which is found and rebuilt.
+    func fillingEmptyIndex(_ filling: Bool) throws(IndexError)
     func close() throws(IndexError)
 
     // MARK: Searches (every host's rows)
