@@ -60,3 +60,13 @@ int docent_catch_signal(int sig) {
 int docent_signal_reader(void) {
     return signal_pipe[0];
 }
+
+int docent_syncfs_of(const char *directory) {
+    int fd = open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (fd < 0) return -1;
+    int rc = syncfs(fd);
+    int saved = errno;
+    close(fd);
+    errno = saved;
+    return rc;
+}

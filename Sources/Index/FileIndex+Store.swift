@@ -1,3 +1,4 @@
+import FileAccess
 import Foundation
 import GRDB
 
@@ -18,15 +19,33 @@ extension FileIndex: IndexStore {
     /// While an empty index is filled, commits and checkpoints do not wait for the disk
     /// (`synchronous = OFF` on the writer): a cold index of the benchmark corpus made 424
     /// `fdatasync` calls that held the write lock 7.6 s in all. When the run ends, the
-    /// writer is back to `NORMAL` and a checkpoint syncs the log and the database.
-    /// Killing Docent loses nothing either way (the writes are in the kernel's cache); only
-    /// a crash of the machine meanwhile can damage the index, which is then rebuilt.
+    /// writer is back to `NORMAL` and the file system is synced (`syncfs`).
+    ///
+    /// Killing Docent loses nothing either way (the writes are in the kernel's cache); a crash
+    /// of the machine meanwhile can leave pages of a checkpoint unwritten, which
+    /// `quick_check` may not see. So the fill raises the damage flag until it is durable:
+    /// the next writer to open an index whose fill did not end runs the thorough check.
     public func fillingEmptyIndex(_ filling: Bool) throws(IndexError) {
+        if filling { Self.flagDamage(at: path, Self.unfinishedFill) }
         try writeOutsideTransaction { db in
             try db.execute(sql: filling ? "PRAGMA synchronous = OFF" : "PRAGMA synchronous = NORMAL")
-            if !filling { try db.execute(sql: "PRAGMA wal_checkpoint(PASSIVE)") }
+            guard !filling else { return }
+            // The log and what the fill's checkpoints wrote to the database unsynced: on the
+            // disk now, through the directory (`FileSystemSync`). No checkpoint of its own:
+            // the log goes on as a run at NORMAL leaves it.
+            let directory = (path as NSString).deletingLastPathComponent
+            do { try FileSystemSync.sync(containing: directory.isEmpty ? "." : directory) } catch {
+                throw IndexError.storage(path: path, message: "cannot write the index out to the disk: \(error)", code: 10)
+            }
+        }
+        // Only the flag this fill raised: a reader's word of damage meanwhile stays.
+        if !filling, WholeFile.read(damageFlagPath).map({ String(decoding: $0, as: UTF8.self) }) == Self.unfinishedFill + "\n" {
+            unlink(damageFlagPath)
         }
     }
+
+    /// The damage flag's text while an empty index is filled.
+    static let unfinishedFill = "an empty index was being filled without waiting for the disk, and the fill did not end"
 
     /// One machine's index holds this host's rows alone.
     public func storedFile(host: String, path: [UInt8], textLimit: Int) throws(IndexError) -> (file: IndexedFile, text: String)? {

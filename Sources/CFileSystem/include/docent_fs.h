@@ -16,6 +16,10 @@ int docent_io_idle(int thread);
 /// (posix_spawn_file_actions_addclosefrom_np, glibc 2.34, not in Swift's Glibc module).
 int docent_spawn_close_from(posix_spawn_file_actions_t *actions, int low);
 
+/// Writes out everything the file system holding `directory` has in its caches (syncfs(2)),
+/// through a descriptor of the directory: 0, or -1 with errno set.
+int docent_syncfs_of(const char *directory);
+
 /// A close-on-exec pidfd for process `pid` (pidfd_open(2), Linux 5.3), or -1 with errno set.
 int docent_pidfd_open(pid_t pid);
 
