@@ -77,6 +77,10 @@ public protocol IndexStore: AnyObject, Sendable {
 }
 
 extension IndexStore {
+    /// By default nothing: a store whose server decides when commits reach the disk
+    /// (PostgreSQL, where a host's empty index is not an empty database: other hosts' rows share it).
+    public func fillingEmptyIndex(_ filling: Bool) throws(IndexError) {}
+
     /// The lock a watcher holds on this index.
     public var lockPath: String { path + ".lock" }
     /// Where a running watcher publishes its state.

@@ -397,10 +397,6 @@ public final class PostgresIndex: IndexStore {
     /// common word), the visibility map, and the GIN index's pending list folded in (new
     /// entries wait there, scanned by every search, until a vacuum). Autovacuum would come to
     /// it in its own time.
-    /// Nothing: the server decides when its commits reach the disk, and other hosts' rows
-    /// share the database (a host's empty index is not an empty database).
-    public func fillingEmptyIndex(_ filling: Bool) throws(IndexError) {}
-
     @discardableResult
     public func upkeepAfterLargeRun() throws(IndexError) -> Bool {
         try run { connection throws(IndexError) in try connection.execute("VACUUM (ANALYZE) docent_files") }
