@@ -23,6 +23,9 @@ public final class WatchService: Sendable {
     private let stopped = Atomic<Bool>(false)
     private let reconciled = Atomic<Bool>(false)
     private let applying = Atomic<Bool>(false)
+    /// How many changes the batch being applied holds: still pending until it is written (a
+    /// status read while a failed batch was tried again said 0 changes kept).
+    private let inHand = Atomic<Int>(0)
     private let status: Locked<WatchStatus>
     private let statusWrite = Locked(ContinuousClock.now)
     private let watcherDone = DispatchSemaphore(value: 0)
@@ -134,15 +137,18 @@ public final class WatchService: Sendable {
             }
             deferredRescans.store(held.count, ordering: .releasing)
             guard !changes.isEmpty else { continue }
+            inHand.store(changes.count, ordering: .releasing)
             refreshState()
             let applied: LiveSummary
             do {
                 applied = try live.apply(changes)
+                inHand.store(0, ordering: .releasing)
                 if storageFailures.load(ordering: .acquiring) > 0 { recovered() }
             } catch let error as IndexError where error.isStorage {
                 // Nothing of the failed batch was written (a transaction rolls back whole);
                 // the changes wait in front of any newer ones and are tried again, later and later.
                 inbox.putBack(changes)
+                inHand.store(0, ordering: .releasing)
                 waitAfterStorageFailure(error)
                 inbox.wake()  // what was put back is due now, whether or not anything new came
                 continue
@@ -277,7 +283,7 @@ public final class WatchService: Sendable {
         // it was done, leaving "indexing" with nothing pending while the loop waited for news.
         update { status in
             let busy = applying.load(ordering: .acquiring)
-            let waiting = watcher.statistics.pending + inbox.count
+            let waiting = watcher.statistics.pending + inbox.count + inHand.load(ordering: .acquiring)
             let controls = self.controls.withLock { $0 }
             let reconciled = reconciled.load(ordering: .acquiring), held = deferredRescans.load(ordering: .acquiring)
             status.state = controls.paused != nil ? "paused"
