@@ -60,7 +60,7 @@ struct SuiteBench: ParsableCommand {
     func validate() throws {
         guard let check else { return }
         guard let text = try? String(contentsOfFile: check, encoding: .utf8) else { throw ValidationError("cannot read \(check)") }
-        if SuiteReport.baseline(markdown: text).isEmpty { throw ValidationError("\(check) has no benchmark table with a Docent column") }
+        if SuiteReport.baseline(markdown: text).figures.isEmpty { throw ValidationError("\(check) has no benchmark table with a Docent column") }
     }
 
     func run() throws {
@@ -95,7 +95,10 @@ struct SuiteBench: ParsableCommand {
         if let check {
             let baseline = SuiteReport.baseline(markdown: try String(contentsOfFile: check, encoding: .utf8))
             let regressions = report.regressions(against: baseline, tolerance: tolerance)
-            log("checked \(report.compared(with: baseline)) figures against \(check): "
+            let pace = report.paceFactor(against: baseline)
+            log("checked \(report.compared(with: baseline)) figures against \(check)"
+                + (pace.map { String(format: ", times at this machine's pace (%.2f× the table's: \(SuiteReport.paceLabel))", $0) } ?? ", times as they are (the table has no \(SuiteReport.paceLabel) row)")
+                + ": "
                 + (regressions.isEmpty ? "none is more than \(Int(tolerance * 100))% worse" : "\(regressions.count) worse by more than \(Int(tolerance * 100))%"))
             for line in regressions { log("  worse: " + line) }
             if !regressions.isEmpty { throw ExitCode(1) }

@@ -64,11 +64,17 @@ struct SuiteReport: Codable {
         return lines.joined(separator: "\n")
     }
 
-    /// Docent's figure for each row label of the Markdown tables in `markdown` whose second
-    /// column is Docent's (this report's own table, or the README's shorter one): the rows a
-    /// later run is checked against. Cells that hold no single figure ("–", a range) are left out.
-    static func baseline(markdown: String) -> [String: Double] {
-        var figures: [String: Double] = [:]
+    /// The floor row whose time measures the machine's pace: libmagic over the whole corpus on
+    /// both cores, CPU-bound work much like an index's.
+    static let paceLabel = "file --mime-type (xargs -P2)"
+
+    /// What a later run is checked against: Docent's figure for each row label of the Markdown
+    /// tables in `markdown` whose second column is Docent's (this report's own table, or the
+    /// README's shorter one), and the machine's pace, the figure of the row whose label holds
+    /// `paceLabel` (in this report's table it is in the floor column). Cells that hold no
+    /// single figure ("–", a range) are left out.
+    static func baseline(markdown: String) -> Baseline {
+        var baseline = Baseline()
         var docentTable = false
         for line in markdown.split(separator: "\n", omittingEmptySubsequences: false) {
             let cells = line.split(separator: "|", omittingEmptySubsequences: false).dropFirst().dropLast()
@@ -76,26 +82,56 @@ struct SuiteReport: Codable {
             guard line.hasPrefix("|"), cells.count >= 2 else { docentTable = false; continue }
             if cells[1] == "Docent" { docentTable = true; continue }
             guard docentTable, !cells[0].isEmpty else { continue }
-            let parts = cells[1].replacingOccurrences(of: ",", with: "").split(separator: " ")
-            if let first = parts.first, let value = Double(first), parts.count <= 2 { figures[cells[0]] = value }
+            if cells[0].contains(paceLabel) {
+                baseline.pace = cells.dropFirst().lazy.compactMap(figure).first
+            } else if let value = figure(cells[1]) {
+                baseline.figures[cells[0]] = value
+            }
         }
-        return figures
+        return baseline
+    }
+
+    /// The number of a cell that holds one figure ("7.26 s", "1,083 MB"), else nil.
+    private static func figure(_ cell: String) -> Double? {
+        let parts = cell.replacingOccurrences(of: ",", with: "").split(separator: " ")
+        guard parts.count <= 2, let first = parts.first else { return nil }
+        return Double(first)
+    }
+
+    /// A table's figures and the machine's pace when it was made (see `baseline(markdown:)`).
+    struct Baseline {
+        var figures: [String: Double] = [:]
+        /// Seconds of the `paceLabel` floor, when the table has it.
+        var pace: Double?
+    }
+
+    /// This run's pace over the baseline's (1.2: this machine took 20% longer over the same
+    /// floor), when both have it: times are compared after scaling the baseline's by it, so a
+    /// slower or faster machine than the table's own is not taken for a change in Docent.
+    func paceFactor(against baseline: Baseline) -> Double? {
+        guard let before = baseline.pace, before > 0,
+              let now = rows.first(where: { $0.label == Self.paceLabel })?.floor, now > 0 else { return nil }
+        return now / before
     }
 
     /// The rows of this run more than `tolerance` (0.25: 25%) worse than `baseline`'s figure
-    /// with the same label: slower, larger, more memory — or, for a minimum goal, less.
-    func regressions(against baseline: [String: Double], tolerance: Double) -> [String] {
-        rows.compactMap { row in
-            guard let now = row.docent, let before = baseline[row.label], before > 0 else { return nil }
+    /// with the same label: slower, larger, more memory — or, for a minimum goal, less. Times
+    /// (seconds, milliseconds) are compared at this machine's pace (`paceFactor`).
+    func regressions(against baseline: Baseline, tolerance: Double) -> [String] {
+        let pace = paceFactor(against: baseline) ?? 1
+        return rows.compactMap { row in
+            guard let now = row.docent, let figure = baseline.figures[row.label], figure > 0 else { return nil }
+            let before = row.unit == "s" || row.unit == "ms" ? figure * pace : figure
             let worse = row.goalIsMinimum ? now < before * (1 - tolerance) : now > before * (1 + tolerance)
             guard worse else { return nil }
             return "\(row.label): \(Self.number(now, unit: row.unit)), was \(Self.number(before, unit: row.unit))"
+                + (before == figure ? "" : " at this machine's pace (\(Self.number(figure, unit: row.unit)) in the table)")
                 + String(format: " (%+.0f%%)", (now / before - 1) * 100)
         }
     }
 
     /// How many of this run's rows `baseline` has a figure for.
-    func compared(with baseline: [String: Double]) -> Int { rows.filter { $0.docent != nil && baseline[$0.label] != nil }.count }
+    func compared(with baseline: Baseline) -> Int { rows.filter { $0.docent != nil && baseline.figures[$0.label] != nil }.count }
 
     static func number(_ value: Double, unit: String) -> String {
         guard value.isFinite else { return "–" }
