@@ -82,9 +82,10 @@ struct SuiteReport: Codable {
             guard line.hasPrefix("|"), cells.count >= 2 else { docentTable = false; continue }
             if cells[1] == "Docent" { docentTable = true; continue }
             guard docentTable, !cells[0].isEmpty else { continue }
+            // The first table to give a row wins: a file's latest run comes first (docs/Benchmarks.md).
             if cells[0].contains(paceLabel) {
-                baseline.pace = cells.dropFirst().lazy.compactMap(figure).first
-            } else if let value = figure(cells[1]) {
+                baseline.pace = baseline.pace ?? cells.dropFirst().lazy.compactMap(figure).first
+            } else if baseline.figures[cells[0]] == nil, let value = figure(cells[1]) {
                 baseline.figures[cells[0]] = value
             }
         }
