@@ -22,6 +22,9 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log", from: "1.16.0"),
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.20.0"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.6.0"),
+        // Hummingbird's own dependencies, named because the viewer imports them (HTTPTypes, NIOCore).
+        .package(url: "https://github.com/apple/swift-http-types", from: "1.0.0"),
+        .package(url: "https://github.com/apple/swift-nio", from: "2.0.0"),
     ],
     targets: [
         .systemLibrary(
@@ -143,12 +146,11 @@ let package = Package(
         .target(
             name: "Documents",
             dependencies: ["DocumentModel", "ContentTypes", "CCmarkGFM", "CLibXML2", "CZlib", "CPoppler", "CMuPDF", "CArchive", "CSQLite", "CGMime", "CExif", "CTagLib",
-                           "FileAccess",
-                           .product(name: "SystemPackage", package: "swift-system")]
+                           "FileAccess"]
         ),
         .target(
             name: "Index",
-            dependencies: ["ContentTypes", "CZstd", "CSnippet", "FileAccess", .product(name: "GRDB", package: "GRDB.swift")]
+            dependencies: ["CSQLite", "CZstd", "CSnippet", "FileAccess", .product(name: "GRDB", package: "GRDB.swift")]
         ),
         // The index on PostgreSQL, shared by several hosts.
         .target(name: "PostgresIndex", dependencies: ["Index", "CLibPQ", "FileAccess"]),
@@ -185,8 +187,10 @@ let package = Package(
         .target(
             name: "DocentKit",
             dependencies: [
-                "ContentTypes", "Classifier", "Watcher", "FileAccess", "DocumentModel", "Documents",
-                "Rendering", "Engine", "Index", "PostgresIndex", "DocentCLI", "CMalloc", "CDesktopBus", "UniformTypeIdentifiers",
+                "ContentTypes", "Watcher", "FileAccess", "CFileSystem", "DocumentModel", "Documents",
+                "Rendering", "Engine", "Index", "PostgresIndex", "DocentCLI", "CMalloc", "CDesktopBus",
+                // Not imported here: declared so that an app depending on DocentKit can `import UniformTypeIdentifiers`.
+                "UniformTypeIdentifiers",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
@@ -200,8 +204,11 @@ let package = Package(
         .target(
             name: "Viewer",
             dependencies: [
-                "DocentKit", "DocentCLI", "Engine", "Index", "PostgresIndex", "Rendering", "ContentTypes", "FileAccess", "Watcher",
+                "DocentKit", "DocentCLI", "Engine", "Index", "PostgresIndex", "Rendering", "Classifier", "ContentTypes", "DocumentModel",
+                "FileAccess", "Watcher",
                 .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
@@ -223,8 +230,7 @@ let package = Package(
         .testTarget(name: "ContentTypesTests", dependencies: ["ContentTypes", "TestSupport"]),
         .testTarget(
             name: "ClassifierTests",
-            dependencies: ["Classifier", "ContentTypes", "Watcher", "TestSupport",
-                           .product(name: "SystemPackage", package: "swift-system")]
+            dependencies: ["Classifier", "ContentTypes", "TestSupport", .product(name: "SystemPackage", package: "swift-system")]
         ),
         .testTarget(
             name: "DocumentModelTests",
@@ -233,12 +239,13 @@ let package = Package(
         ),
         .testTarget(
             name: "IndexTests",
-            dependencies: ["Index", "TestSupport", .product(name: "GRDB", package: "GRDB.swift")]
+            dependencies: ["Index", "CSnippet", "TestSupport", .product(name: "GRDB", package: "GRDB.swift")]
         ),
         .testTarget(name: "RenderingTests", dependencies: ["Rendering", "DocumentModel"]),
         .testTarget(
             name: "DocumentsTests",
-            dependencies: ["Documents", "DocumentModel", "ContentTypes", "Engine", "Rendering", "TestSupport",
+            dependencies: ["Documents", "DocumentModel", "ContentTypes", "Engine", "Index", "Rendering", "TestSupport",
+                           .product(name: "GRDB", package: "GRDB.swift"),
                            .product(name: "SystemPackage", package: "swift-system")]
         ),
         .testTarget(
@@ -247,15 +254,18 @@ let package = Package(
         ),
         .testTarget(
             name: "DocentKitTests",
-            dependencies: ["DocentKit", "DocentCLI", "Documents", "DocumentModel", "Engine", "TestSupport", "UniformTypeIdentifiers",
+            dependencies: ["DocentKit", "DocentCLI", "ContentTypes", "Documents", "DocumentModel", "Engine", "TestSupport", "UniformTypeIdentifiers",
                            .product(name: "GRDB", package: "GRDB.swift"),
                            .product(name: "SystemPackage", package: "swift-system")]
         ),
         .testTarget(
             name: "PostgresTests",
-            dependencies: ["PostgresIndex", "Index", "Engine", "TestSupport", .product(name: "SystemPackage", package: "swift-system")]
+            dependencies: ["PostgresIndex", "Index", "TestSupport"]
         ),
-        .testTarget(name: "DocentCLITests", dependencies: ["ContentTypes", "FileAccess", "TestSupport"]),
+        .testTarget(name: "EngineTests", dependencies: ["Engine"]),
+        .testTarget(name: "DocentCLITests", dependencies: ["FileAccess", "TestSupport"]),
+        // The map kept true: every module's imports against this file and docs/ARCHITECTURE.md.
+        .testTarget(name: "PackageTests"),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -170,7 +170,7 @@ struct DocentProcess {
     /// Seconds from now until the watcher's status says "watching".
     func waitUntilWatching(_ watcher: Process) throws -> Double {
         let start = ContinuousClock.now
-        while status()?.state != "watching" || status()?.pid != watcher.processIdentifier {
+        while status()?.state != .watching || status()?.pid != watcher.processIdentifier {
             guard watcher.isRunning else { throw BenchError("docent watch exited; see \(work)/watch.log") }
             usleep(5_000)
         }

@@ -149,7 +149,7 @@ struct LoadBench: ParsableCommand, BenchOutput {
 
         // Settled: every file's last generation must be in the index.
         let settleStart = ContinuousClock.now
-        while docent.status()?.state != "watching" || (docent.status()?.pending ?? 1) > 0 {
+        while docent.status()?.state != .watching || (docent.status()?.pending ?? 1) > 0 {
             guard ContinuousClock.now - settleStart < .seconds(120) else { throw BenchError("the watcher did not settle within 120 s") }
             usleep(10_000)
         }

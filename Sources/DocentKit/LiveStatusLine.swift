@@ -34,11 +34,11 @@ final class LiveStatusLine: Sendable {
     static func text(_ status: WatchStatus) -> String {
         var parts: [String]
         switch status.state {
-        case "starting": parts = ["reconciling the index with the disk…"]
-        case "indexing": parts = ["indexing \(status.pending.formatted()) changes"]
-        case "paused": parts = [status.paused ?? "paused"]
-        case "deferred": parts = [status.deferred ?? "deferred"]
-        default: parts = [status.state]
+        case .starting: parts = ["reconciling the index with the disk…"]
+        case .indexing: parts = ["indexing \(status.pending.formatted()) changes"]
+        case .paused: parts = [status.paused ?? "paused"]
+        case .deferred: parts = [status.deferred ?? "deferred"]
+        case .watching, .waiting, .stopped: parts = [status.state.rawValue]
         }
         parts.append("\(status.files.formatted()) files")
         parts.append("\(status.watchedDirectories.formatted()) directories")

@@ -47,7 +47,7 @@ struct PauseCommand: ParsableCommand {
         let request = PauseRequest(since: now, until: duration.flatMap(Self.seconds).map { now + $0 })
         do { try request.write(to: index.pausePath) } catch { throw CommandFailure("cannot write \(index.pausePath): \(error)") }
         let until = request.until.map { " until \(PauseRequest.clock($0))" } ?? " until `docent resume`"
-        Output.line(WatcherSignal.send(index: index, expecting: "paused")
+        Output.line(WatcherSignal.send(index: index, expecting: .paused)
             .map { "paused\(until): the watcher (pid \($0)) stopped its work" }
             ?? "paused\(until): no docent watch runs now; one started meanwhile starts paused")
     }
@@ -75,14 +75,14 @@ enum WatcherSignal {
     /// Sends SIGUSR2 to the watcher whose status is published beside `index`, and waits (up
     /// to 5 s) until its state is `expecting` (or, for nil, anything but "paused"). Its pid,
     /// or nil when none runs.
-    static func send(index: any IndexStore, expecting: String?) -> Int32? {
+    static func send(index: any IndexStore, expecting: WatchState?) -> Int32? {
         // Only a Docent process holding this index's watch lock is sent anything.
         guard let pid = RunningWatcher.find(index: index.path) else { return nil }
         kill(pid, SIGUSR2)
         let deadline = Date().addingTimeInterval(5)
         while Date() < deadline {
             let state = WatchStatus.read(from: index.watchStatusPath)?.state
-            if expecting.map({ state == $0 }) ?? (state != "paused") { break }
+            if expecting.map({ state == $0 }) ?? (state != .paused) { break }
             usleep(20_000)
         }
         return pid

@@ -41,7 +41,7 @@ struct StatusCommand: ParsableCommand {
         let categories = TypeCategories.count(statistics.contentTypes, in: .shared)
         // A watcher's published status counts only while its process lives (one killed
         // with SIGKILL leaves its last status behind).
-        let watch = WatchStatus.read(from: index.watchStatusPath).flatMap { $0.state != "stopped" && kill($0.pid, 0) == 0 ? $0 : nil }
+        let watch = WatchStatus.running(at: index.watchStatusPath)
         let ocr = (try? Settings.current.get())?.ocr
         let ocrTotals = OCRTotals.cached()
         if json {
@@ -70,7 +70,7 @@ struct StatusCommand: ParsableCommand {
                 .joined(separator: ", ") + " (this one: \(IndexLocation.hostName.terminalSafe))")
         }
         if let watch {
-            Output.line("watcher  \(watch.state) (pid \(watch.pid)): \(watch.watchedDirectories.formatted()) directories watched, "
+            Output.line("watcher  \(watch.state.rawValue) (pid \(watch.pid)): \(watch.watchedDirectories.formatted()) directories watched, "
                         + "\(watch.pending.formatted()) changes pending, \(watch.overflows) overflows")
             if !watch.unwatchedDirectories.isEmpty {
                 Output.line("         \(watch.unwatchedDirectories.count) directories not watched (inotify watch limit), rescanned every minute:")
@@ -129,7 +129,7 @@ struct StatusCommand: ParsableCommand {
             "types": Dictionary(uniqueKeysWithValues: categories),
             "contentTypes": statistics.contentTypes,
             "errors": statistics.errorKinds,
-            "state": watch?.state ?? "stopped",
+            "state": (watch?.state ?? .stopped).rawValue,
             "pending": watch?.pending ?? 0,
             "watchedDirectories": watch?.watchedDirectories ?? 0,
             "unwatchedDirectories": watch?.unwatchedDirectories ?? [],

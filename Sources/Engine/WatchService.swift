@@ -54,7 +54,7 @@ public final class WatchService: Sendable {
         self.settings = settings
         let indexer = Indexer(index: index, settings: settings)
         live = LiveIndexer(indexer: indexer)
-        status = Locked(WatchStatus(state: "starting", pending: 0, watchedDirectories: 0, unwatchedDirectories: [], overflows: 0,
+        status = Locked(WatchStatus(state: .starting, pending: 0, watchedDirectories: 0, unwatchedDirectories: [], overflows: 0,
                                    files: (try? index.count()) ?? 0, missingRoots: [], roots: roots.map(\.string),
                                    pid: getpid(), started: Date().timeIntervalSince1970, lastApplied: nil))
         status.withLock { $0.pollInterval = Double(options.pollInterval.components.seconds) }
@@ -84,7 +84,7 @@ public final class WatchService: Sendable {
         defer {
             watcher.stop()
             done.wait()
-            update { $0.state = "stopped" }
+            update { $0.state = .stopped }
         }
         let statistics = watcher.statistics
         logger.info("watching \(statistics.watchedDirectories) directories under \(roots.map(\.string).joined(separator: ", "))")
@@ -240,7 +240,7 @@ public final class WatchService: Sendable {
         let message = "\(error); \(inbox.count + watcher.statistics.pending) changes kept, trying again in \(String(format: "%g", delay)) s"
         if failures == 1 || delay >= 30 { logger.error("\(message)") } else { logger.warning("\(message)") }
         update {
-            $0.state = "waiting"
+            $0.state = .waiting
             $0.problem = message
             $0.pending = self.inbox.count + self.watcher.statistics.pending
         }
@@ -273,8 +273,7 @@ public final class WatchService: Sendable {
         refreshState()
     }
 
-    /// "starting" until the reconcile is done, then "watching" once nothing waits
-    /// anywhere, else "indexing".
+    /// Publishes the state (`WatchState.of`) and what waits.
     private func refreshState() {
         // What the state is made of is read under the status lock, so that of two threads
         // refreshing at once (the loop, and the watcher's thread reporting its statistics) the
@@ -286,9 +285,8 @@ public final class WatchService: Sendable {
             let waiting = watcher.statistics.pending + inbox.count + inHand.load(ordering: .acquiring)
             let controls = self.controls.withLock { $0 }
             let reconciled = reconciled.load(ordering: .acquiring), held = deferredRescans.load(ordering: .acquiring)
-            status.state = controls.paused != nil ? "paused"
-                : storageFailures.load(ordering: .acquiring) > 0 ? "waiting"
-                : !reconciled ? (controls.onBattery ? "deferred" : "starting") : (waiting == 0 && !busy ? "watching" : "indexing")
+            status.state = WatchState.of(paused: controls.paused != nil, storageFailing: storageFailures.load(ordering: .acquiring) > 0,
+                                         reconciled: reconciled, onBattery: controls.onBattery, changesWaiting: waiting, applying: busy)
             status.deferred = nil
             if controls.onBattery, !reconciled || held > 0 {
                 status.deferred = "on battery: " + [!reconciled ? "the reconcile with the disk" : nil, held > 0 ? "\(held) rescan\(held == 1 ? "" : "s")" : nil]

@@ -6,13 +6,38 @@ import Watcher
 import Glibc
 #endif
 
+/// What `docent watch` is doing, as `docent status` reports it (its raw value is the word
+/// written in the status file and printed).
+public enum WatchState: String, Codable, Sendable, CaseIterable {
+    /// Reconciling the index with the disk.
+    case starting
+    /// On battery with `battery: defer`: the reconcile waits for mains power.
+    case deferred
+    /// Changes waiting or being applied.
+    case indexing
+    /// Settled: the index matches what was seen.
+    case watching
+    /// `docent pause`: nothing read, nothing compared (see `WatchStatus.paused`).
+    case paused
+    /// The index's disk takes no writes (see `WatchStatus.problem`); changes are kept.
+    case waiting
+    /// The watcher has ended.
+    case stopped
+
+    /// The state a running watcher is in: a pure function of what holds it back and what waits.
+    public static func of(paused: Bool, storageFailing: Bool, reconciled: Bool, onBattery: Bool,
+                          changesWaiting: Int, applying: Bool) -> WatchState {
+        if paused { return .paused }
+        if storageFailing { return .waiting }
+        if !reconciled { return onBattery ? .deferred : .starting }
+        return changesWaiting == 0 && !applying ? .watching : .indexing
+    }
+}
+
 /// What a running `docent watch` publishes for `docent status`: written atomically (a
 /// temporary file renamed over the old one) beside the index.
 public struct WatchStatus: Codable, Sendable, Equatable {
-    /// "starting" (reconciling the index with the disk), "indexing" (changes waiting or
-    /// being applied), "watching" (settled: the index matches what was seen), "waiting"
-    /// (the index's disk takes no writes: see `problem`), "stopped".
-    public var state: String
+    public var state: WatchState
     /// What keeps the watcher from its work, when something does (a full disk).
     public var problem: String?
     /// Why it is paused ("paused" state): `docent pause`, and until when.
@@ -40,6 +65,12 @@ public struct WatchStatus: Codable, Sendable, Equatable {
     public static func read(from path: String) -> WatchStatus? {
         guard let data = WholeFile.read(path) else { return nil }
         return try? JSONDecoder().decode(WatchStatus.self, from: data)
+    }
+
+    /// The status of the watcher running for the index whose status file is `path`: nil when
+    /// none runs (none published, it said it stopped, or its process is gone).
+    public static func running(at path: String) -> WatchStatus? {
+        read(from: path).flatMap { $0.state != .stopped && kill($0.pid, 0) == 0 ? $0 : nil }
     }
 
     /// Writes the status to `path` atomically.

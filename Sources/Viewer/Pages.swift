@@ -214,7 +214,7 @@ enum Pages {
         html += "<dt>Index</dt><dd>\(escape(path)) (\(escape(Figures.bytes(statistics.bytesOnDisk))))</dd>"
         html += "<dt>Files</dt><dd>\(statistics.files.formatted())</dd>"
         if let watch {
-            html += "<dt>Watcher</dt><dd class=\"state-\(escape(watch.state))\">\(escape(watch.state)) (pid \(watch.pid)): "
+            html += "<dt>Watcher</dt><dd class=\"state-\(watch.state.rawValue)\">\(watch.state.rawValue) (pid \(watch.pid)): "
                 + "\(watch.watchedDirectories.formatted()) directories watched, \(watch.overflows) overflows</dd>"
             html += "<dt>Pending changes</dt><dd>\(watch.pending.formatted())</dd>"
             if let problem = watch.problem { html += "<dt>Waiting</dt><dd class=\"problem\">\(escape(problem))</dd>" }

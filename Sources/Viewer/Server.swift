@@ -269,7 +269,7 @@ struct ViewerServer: Sendable {
 
     func statusFragment() throws -> String {
         let statistics = try index.statistics()
-        let watch = WatchStatus.read(from: index.watchStatusPath).flatMap { $0.state != "stopped" && kill($0.pid, 0) == 0 ? $0 : nil }
+        let watch = WatchStatus.running(at: index.watchStatusPath)
         return Pages.status(statistics, watch: watch, path: index.path)
     }
 

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 /// Runs the built `docent` binary the way a user does.
@@ -48,12 +49,34 @@ struct Docent {
         process.standardOutput = out
         process.standardError = err
         try process.run()
-        let stdout = out.fileHandleForReading.readDataToEndOfFile()
-        let stderr = err.fileHandleForReading.readDataToEndOfFile()
+        let (stdout, stderr) = readToEnd(out.fileHandleForReading, err.fileHandleForReading)
         process.waitUntilExit()
         return Result(status: process.terminationStatus, stdout: String(decoding: stdout, as: UTF8.self),
                       stderr: String(decoding: stderr, as: UTF8.self))
     }
+}
+
+extension Docent {
+    /// `docent` and `docent-engine` where any user can run them: linked (or copied) into a
+    /// fresh `0755` directory under /tmp. The build's own directory may sit in a home or a
+    /// `mktemp -d` directory that another user cannot enter (`/root` is `0700` on Debian).
+    static let reachableByOthers: URL = {
+        let directory = "/tmp/docent-test-bin-\(getpid())"
+        try? FileManager.default.removeItem(atPath: directory)
+        _ = mkdir(directory, 0o755)
+        _ = chmod(directory, 0o755)  // whatever the umask
+        for name in ["docent", "docent-engine"] {
+            let source = binary.deletingLastPathComponent().appendingPathComponent(name).path
+            let target = directory + "/" + name
+            if link(source, target) != 0 { try? FileManager.default.copyItem(atPath: source, toPath: target) }
+            _ = chmod(target, 0o755)
+        }
+        atexit {
+            let directory = "/tmp/docent-test-bin-\(getpid())"
+            for name in ["docent", "docent-engine", ""] { _ = remove(directory + "/" + name) }
+        }
+        return URL(fileURLWithPath: directory + "/docent")
+    }()
 }
 
 @Suite("docent info and docent types, end to end")
@@ -83,6 +106,14 @@ struct DocentCLITests {
         #expect(magic["description"] is String)
         #expect(objects[1]["contentType"] as? String == "com.adobe.pdf")
         #expect(objects[1]["mimeType"] as? String == "application/pdf")
+    }
+
+    // Regression: the harness read a child's stdout to its end before its stderr, so a child
+    // that filled the stderr pipe (64 KiB) before closing stdout never ended.
+    @Test("The harness reads a child's standard output and error at once")
+    func harnessReadsBothPipes() throws {
+        let r = try Docent.run(["-c", "head -c 300000 /dev/zero | tr '\\0' e >&2; echo out"], executable: URL(fileURLWithPath: "/bin/sh"))
+        #expect(r.status == 0 && r.stdout == "out\n" && r.stderr.utf8.count == 300_000)
     }
 
     @Test("A missing file is an error on that file: the others are shown, exit status 2 at the end")

@@ -76,7 +76,7 @@ final class PrivacyTests: WatchFixture {
             let read = try runTool("/usr/bin/setpriv", Array(Self.asNobody.dropFirst()) + [tool, path])
             #expect(read.status != 0 && read.output.isEmpty, "\(path) was readable by another user")
         }
-        let r = try Docent.run(["search", "gooseberry", "--index", index], environment: env, wrapper: Self.asNobody)
+        let r = try Docent.run(["search", "gooseberry", "--index", index], environment: env, wrapper: Self.asNobody, executable: Docent.reachableByOthers)
         #expect(r.status == 2 && r.stdout.isEmpty, "\(r.stdout)\(r.stderr)")
     }
 
@@ -91,13 +91,13 @@ final class PrivacyTests: WatchFixture {
         try FileManager.default.createDirectory(atPath: home, withIntermediateDirectories: true)
         #expect(chown(home, 65534, 65534) == 0)
         let nobody = ["XDG_DATA_HOME": home + "/data", "XDG_CACHE_HOME": home + "/cache", "HOME": home]
-        var r = try Docent.run(["index", root + "/shared"], environment: nobody, wrapper: Self.asNobody)
+        var r = try Docent.run(["index", root + "/shared"], environment: nobody, wrapper: Self.asNobody, executable: Docent.reachableByOthers)
         #expect(r.status == 0, "\(r.stderr)")
-        r = try Docent.run(["search", "elderflower", "--files"], environment: nobody, wrapper: Self.asNobody)
+        r = try Docent.run(["search", "elderflower", "--files"], environment: nobody, wrapper: Self.asNobody, executable: Docent.reachableByOthers)
         #expect(r.stdout == root + "/shared/open.txt\n")
-        r = try Docent.run(["search", "hunter2", "--files"], environment: nobody, wrapper: Self.asNobody)
+        r = try Docent.run(["search", "hunter2", "--files"], environment: nobody, wrapper: Self.asNobody, executable: Docent.reachableByOthers)
         #expect(r.status == 1 && r.stdout.isEmpty)
-        r = try Docent.run(["status", "--errors"], environment: nobody, wrapper: Self.asNobody)
+        r = try Docent.run(["status", "--errors"], environment: nobody, wrapper: Self.asNobody, executable: Docent.reachableByOthers)
         #expect(r.stdout.contains("secret.txt"), "\(r.stdout)")
     }
 }

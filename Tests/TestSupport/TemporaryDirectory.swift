@@ -56,3 +56,20 @@ public func runTool(_ executable: String, _ arguments: [String], stdin: Data? = 
 /// How much longer a deadline may be: 5 under a sanitizer (`swift test --sanitize=…`, which
 /// makes every Docent process 2 to 15 times slower), else 1.
 public let deadlineFactor: Double = dlsym(nil, "__asan_init") != nil || dlsym(nil, "__tsan_init") != nil ? 5 : 1
+
+/// Reads two pipes to their ends at once (the second on a thread of its own): a child that
+/// fills one pipe while the test waits for the other's end would otherwise wait forever.
+public func readToEnd(_ first: FileHandle, _ second: FileHandle) -> (Data, Data) {
+    final class Output: @unchecked Sendable {  // written by the thread before `done` is signalled
+        var data = Data()
+    }
+    let secondOutput = Output()
+    let done = DispatchSemaphore(value: 0)
+    Thread.detachNewThread {
+        secondOutput.data = second.readDataToEndOfFile()
+        done.signal()
+    }
+    let firstData = first.readDataToEndOfFile()
+    done.wait()
+    return (firstData, secondOutput.data)
+}
