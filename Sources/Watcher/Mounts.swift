@@ -12,6 +12,10 @@ public struct Mount: Sendable, Hashable {
     public var type: String
     public var source: String
 
+    public init(path: FilePath, type: String, source: String) {
+        (self.path, self.type, self.source) = (path, type, source)
+    }
+
     /// The mounts of this process's namespace, in mount order (nil when /proc cannot be read).
     public static func current(from file: String = "/proc/self/mountinfo") -> [Mount]? {
         guard let bytes = WholeFile.read(file) else { return nil }

@@ -1,11 +1,11 @@
 import SystemPackage
 
 /// Which directory each inotify watch stands for, both ways.
-struct WatchTree {
-    private(set) var pathOf: [Int32: FilePath] = [:]
-    private(set) var watchOf: [FilePath: Int32] = [:]
+public struct WatchTree: Sendable {
+    public private(set) var pathOf: [Int32: FilePath] = [:]
+    public private(set) var watchOf: [FilePath: Int32] = [:]
 
-    var count: Int { pathOf.count }
+    public var count: Int { pathOf.count }
 
     /// Records that `watch` watches `path` (a watch the kernel hands out again for a
     /// directory it already watches keeps one entry).

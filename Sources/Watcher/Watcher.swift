@@ -23,10 +23,20 @@ public struct WatcherStatistics: Sendable, Equatable {
 /// A directory `docent watch` compares with the index at an interval, and why.
 public struct PolledDirectory: Sendable, Hashable, Codable {
     public var path: FilePath
-    /// "NFS (nfs4, server:/export)", "FUSE (fuse.sshfs, …)", "listed in poll.paths".
+    /// For people: "NFS (nfs4, server:/export)", "FUSE (fuse.sshfs, …)", "listed in poll.paths".
     public var reason: String
     /// False while unmounted: its rows are kept until it returns (a remount reads nothing again).
     public var mounted: Bool
+    /// Listed in `poll.paths` (polled whatever its file system), not found by its file system.
+    public var listed = false
+
+    static let listedReason = "listed in poll.paths"
+
+    public init(path: FilePath, reason: String, mounted: Bool, listed: Bool = false) {
+        (self.path, self.reason, self.mounted, self.listed) = (path, reason, mounted, listed)
+    }
+
+    private enum CodingKeys: String, CodingKey { case path, reason, mounted }
 }
 
 /// Tuning, mostly for tests.
@@ -82,27 +92,12 @@ public final class Watcher: @unchecked Sendable {
     private let onWarning: @Sendable (String) -> Void
 
     // Loop state: touched by setUp() and run() only.
-    var tree = WatchTree()
-    var pending: PendingChanges
-    var movedOut: [UInt32: (path: FilePath, isDirectory: Bool, at: ContinuousClock.Instant)] = [:]
-    var unwatched: Set<FilePath> = []
-    var warnedAboutLimit = false
-    var overflows = 0
+    /// Every decision: events in, changes and commands out (this class applies the commands).
+    var decisions: WatchDecisions
     /// Events read so far, for `WatcherOptions.simulatedQueueLimit` (past it: done).
     private var simulatedBacklog = 0
-    var lastOverflow: ContinuousClock.Instant?
-    var backoff: Duration = .milliseconds(100)
-    var resyncAt: ContinuousClock.Instant?
-    var unwatchedRescanAt: ContinuousClock.Instant?
-    var missingRoots: [FilePath: Int32] = [:]
-    /// Polled directories by path; the mounts at or under the roots; the next poll; and
     /// `/proc/self/mountinfo`, open for news of mounts (-1 when it cannot be read).
-    var polled: [FilePath: PolledDirectory] = [:]
-    var mounts: Set<Mount> = []
-    var pollAt: ContinuousClock.Instant?
     var mountInfo: Int32 = -1
-    /// Directories holding a marker (`.noindex`): watched alone, for the marker's going.
-    var marked: Set<FilePath> = []
 
     public init(roots: [FilePath], exclusions: Exclusions, options: WatcherOptions = WatcherOptions(),
                 onChanges: @escaping @Sendable ([FileChange]) -> Void,
@@ -124,7 +119,7 @@ public final class Watcher: @unchecked Sendable {
         }
         wakeDescriptor = ends[0]
         wakeWriter = ends[1]
-        pending = PendingChanges(settle: options.settle, maximumDelay: options.maximumDelay)
+        decisions = WatchDecisions(roots: roots, exclusions: exclusions, options: options)
     }
 
     deinit {
@@ -139,11 +134,10 @@ public final class Watcher: @unchecked Sendable {
     /// Watches every directory under the roots. Changes made from now on are reported, so a
     /// crawl that starts after this misses nothing.
     public func setUp() {
-        for root in roots { watchTree(root, announce: false) }
-        awaitMissingRoots()
         mountInfo = open("/proc/self/mountinfo", O_RDONLY | O_CLOEXEC)
-        mounts = relevantMounts(Mount.current() ?? [])
-        refreshPolled(offline: [])
+        decisions.followsMountTable = mountInfo >= 0
+        apply(decisions.start())
+        decisions.setMounts(Mount.current() ?? [], fileSystemKind: RemoteFileSystem.kind(of:), now: .now)
         publish()
     }
 
@@ -162,13 +156,14 @@ public final class Watcher: @unchecked Sendable {
                 drainWakeups()
                 continue
             }
-            let timeout = Self.milliseconds(until: nextDeadline())
+            let timeout = Self.milliseconds(until: decisions.nextDeadline)
             _ = poll(&fds, mountInfo >= 0 ? 3 : 2, timeout)
             if fds[1].revents != 0 { drainWakeups() }
             if stopped.load(ordering: .acquiring) { break }
             let now = ContinuousClock.now
-            if mountInfo >= 0, fds[2].revents != 0 { mountsChanged(now: now) }
-            if let at = pollAt, at <= now { pollRemote(now: now) }
+            if mountInfo >= 0, fds[2].revents != 0, let all = Mount.current() {
+                apply(decisions.mountsChanged(all, fileSystemKind: RemoteFileSystem.kind(of:), now: now))
+            }
             var events = inotify.readEvents()
             if let limit = options.simulatedQueueLimit, simulatedBacklog <= limit {
                 simulatedBacklog += events.count
@@ -177,11 +172,9 @@ public final class Watcher: @unchecked Sendable {
                     events = Array(events.prefix(kept)) + [InotifyEvent(watch: -1, mask: Inotify.overflow)]
                 }
             }
-            for event in events { handle(event, now: now) }
-            expireMoves(now: now)
-            if let at = resyncAt, at <= now { resync() }
-            if let at = unwatchedRescanAt, at <= now { rescanUnwatched(now: now) }
-            let settled = pending.takeSettled(at: ContinuousClock.now)
+            for event in events { apply(decisions.handle(event, now: now)) }
+            apply(decisions.due(now: now))
+            let settled = decisions.pending.takeSettled(at: ContinuousClock.now)
             if !settled.isEmpty { onChanges(settled) }
             publish()
         }
@@ -218,11 +211,6 @@ public final class Watcher: @unchecked Sendable {
 
     // MARK: - Timing
 
-    private func nextDeadline() -> ContinuousClock.Instant? {
-        let moves = movedOut.values.map { $0.at + options.settle }
-        return ([pending.nextDeadline, resyncAt, unwatchedRescanAt, pollAt].compactMap { $0 } + moves).min()
-    }
-
     /// `poll`'s timeout: -1 (wait for an event) without a deadline, else the milliseconds
     /// until it, rounded up.
     static func milliseconds(until deadline: ContinuousClock.Instant?) -> Int32 {
@@ -234,11 +222,7 @@ public final class Watcher: @unchecked Sendable {
     }
 
     private func publish() {
-        let statistics = WatcherStatistics(
-            watchedDirectories: tree.count, unwatchedDirectories: unwatched.sorted { $0.string < $1.string },
-            overflows: overflows, pending: pending.count + movedOut.count,
-            missingRoots: missingRoots.keys.sorted { $0.string < $1.string },
-            polled: polled.values.sorted { $0.path.string < $1.path.string })
+        let statistics = decisions.statistics
         let changed = published.withLock { current -> Bool in
             guard current != statistics else { return false }
             current = statistics
