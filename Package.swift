@@ -262,7 +262,7 @@ let package = Package(
             name: "PostgresTests",
             dependencies: ["PostgresIndex", "Index", "TestSupport"]
         ),
-        .testTarget(name: "EngineTests", dependencies: ["Engine"]),
+        .testTarget(name: "EngineTests", dependencies: ["Engine", "TestSupport", .product(name: "SystemPackage", package: "swift-system")]),
         .testTarget(name: "DocentCLITests", dependencies: ["FileAccess", "TestSupport"]),
         // The map kept true: every module's imports against this file and docs/ARCHITECTURE.md.
         .testTarget(name: "PackageTests"),

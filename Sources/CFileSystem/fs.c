@@ -4,6 +4,8 @@
 #include <fcntl.h>
 #include <pthread.h>
 #include <signal.h>
+#include <string.h>
+#include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/vfs.h>
 #include <unistd.h>
@@ -69,4 +71,40 @@ int docent_syncfs_of(const char *directory) {
     close(fd);
     errno = saved;
     return rc;
+}
+
+ssize_t docent_send_descriptor(int socket, const void *buffer, size_t length, int fd) {
+    struct iovec part = {.iov_base = (void *)buffer, .iov_len = length};
+    union { struct cmsghdr header; char space[CMSG_SPACE(sizeof(int))]; } control;
+    memset(&control, 0, sizeof control);
+    struct msghdr message = {.msg_iov = &part, .msg_iovlen = 1, .msg_control = control.space, .msg_controllen = sizeof control.space};
+    struct cmsghdr *header = CMSG_FIRSTHDR(&message);
+    header->cmsg_level = SOL_SOCKET;
+    header->cmsg_type = SCM_RIGHTS;
+    header->cmsg_len = CMSG_LEN(sizeof(int));
+    memcpy(CMSG_DATA(header), &fd, sizeof(int));
+    ssize_t sent;
+    do { sent = sendmsg(socket, &message, MSG_NOSIGNAL); } while (sent < 0 && errno == EINTR);
+    return sent;
+}
+
+ssize_t docent_receive_descriptor(int socket, void *buffer, size_t length, int *fd) {
+    *fd = -1;
+    struct iovec part = {.iov_base = buffer, .iov_len = length};
+    union { struct cmsghdr header; char space[CMSG_SPACE(sizeof(int) * 4)]; } control;
+    struct msghdr message = {.msg_iov = &part, .msg_iovlen = 1, .msg_control = control.space, .msg_controllen = sizeof control.space};
+    ssize_t received;
+    do { received = recvmsg(socket, &message, MSG_CMSG_CLOEXEC); } while (received < 0 && errno == EINTR);
+    if (received < 0) return received;
+    for (struct cmsghdr *header = CMSG_FIRSTHDR(&message); header; header = CMSG_NXTHDR(&message, header)) {
+        if (header->cmsg_level != SOL_SOCKET || header->cmsg_type != SCM_RIGHTS) continue;
+        int count = (int)((header->cmsg_len - CMSG_LEN(0)) / sizeof(int));
+        int fds[4];
+        memcpy(fds, CMSG_DATA(header), sizeof(int) * (count < 4 ? count : 4));
+        /* One descriptor is expected; any more are closed, never leaked. */
+        for (int i = 0; i < count && i < 4; i++) {
+            if (*fd < 0) *fd = fds[i]; else close(fds[i]);
+        }
+    }
+    return received;
 }

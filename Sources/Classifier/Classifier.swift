@@ -29,6 +29,18 @@ public struct Classification: Sendable {
     public var prefix: FilePrefix?
     /// A problem met on the way; the classification still stands (typed by name, or as data).
     public var error: Errno?
+    /// The file itself, still open, when asked for (`classify(_:keepingOpen:)`): the document
+    /// reads the rest of it from this one opening.
+    public var file: ReadOnlyFile?
+}
+
+extension Classification {
+    /// A classification decided by another process, which handed the open file over with
+    /// its type: nothing is classified again.
+    public init(decided contentType: UTType, path: FilePath, status: FileStatus, file: ReadOnlyFile) {
+        self.init(path: path, contentType: contentType, mimeType: contentType.preferredMIMEType, reason: .contentOnly, status: status,
+                  magic: nil, shared: nil, nameCandidates: [], symlinkTarget: nil, prefix: nil, error: nil, file: file)
+    }
 }
 
 /// Classifies files: `lstat`, one bounded read, libmagic on the bytes, globs on the name,
@@ -81,7 +93,8 @@ public final class Classifier {
     ///   - describe: also ask libmagic for its description (a second pass over the bytes).
     ///   - consultLibmagic: ask libmagic even where the bytes already confirm the name (for
     ///     `docent info`, which shows every witness).
-    public func classify(_ path: FilePath, describe: Bool = false, consultLibmagic: Bool = false) -> Classification {
+    ///   - keepingOpen: keep the file open in the result (`file`), for the document that reads it next.
+    public func classify(_ path: FilePath, describe: Bool = false, consultLibmagic: Bool = false, keepingOpen: Bool = false) -> Classification {
         let name = path.lastComponent?.string ?? path.string
         let candidates = resolver.nameCandidates(fileName: name)
         var result = Classification(
@@ -116,14 +129,15 @@ public final class Classifier {
             return result
         }
         do {
-            let prefix = try FilePrefix.read(path, limit: prefixLimit, expected: status)
+            let file = try ReadOnlyFile(path, expected: status)
+            let prefix = try FilePrefix.read(file, limit: prefixLimit)
             result.prefix = prefix
+            if keepingOpen { result.file = file }
             var compound: CompoundFileEvidence?
             if CompoundFile.isCompoundFile(prefix.bytes) {
                 // The directory may lie beyond the prefix: read its sectors (bounded) from the same file.
-                let file = prefix.isWholeFile ? nil : try? ReadOnlyFile(path, expected: status)
                 compound = CompoundFile.identify(prefix: prefix.bytes) { offset, count in
-                    guard let file, let bytes = try? file.read(upTo: count, at: offset), bytes.count == count else { return nil }
+                    guard !prefix.isWholeFile, let bytes = try? file.read(upTo: count, at: offset), bytes.count == count else { return nil }
                     return bytes
                 }
             }

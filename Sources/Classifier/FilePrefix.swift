@@ -18,7 +18,11 @@ public struct FilePrefix: Sendable {
     /// Reads at most `limit` bytes of the regular file at `path` through `ReadOnlyFile`
     /// (read-only, no symbolic links followed, special files refused).
     public static func read(_ path: FilePath, limit: Int, expected: FileStatus? = nil) throws(Errno) -> FilePrefix {
-        let file = try ReadOnlyFile(path, expected: expected)
+        try read(ReadOnlyFile(path, expected: expected), limit: limit)
+    }
+
+    /// Reads at most `limit` bytes from the start of a file already open.
+    public static func read(_ file: ReadOnlyFile, limit: Int) throws(Errno) -> FilePrefix {
         let bytes = try file.read(upTo: limit)
         return FilePrefix(bytes: bytes, isWholeFile: file.status.size <= Int64(limit) && bytes.count == Int(file.status.size))
     }

@@ -89,6 +89,17 @@ struct SuiteBench: ParsableCommand {
         }
         try measureIndexing(docent, floors: floors, recoll: recollFigures, into: &report)
         try measureSearch(docent, recoll: recollFigures, into: &report)
+        if let opens = try OpensBench.measure(corpus: corpus, files: files, work: work, log: log) {
+            report.add(SuiteRow(key: "opensPerFileCold", label: "opens per file, cold index (strace, all processes)", unit: "×",
+                                docent: opens.coldPerFile, goal: 1))
+            report.add(SuiteRow(key: "opensMostCold", label: "most opens of one file, cold index", unit: "×",
+                                docent: Double(opens.coldMostForOneFile), goal: 1))
+            report.add(SuiteRow(key: "opensPerChangeWatch", label: "opens per changed file under docent watch (half with a cached preview)",
+                                unit: "×", docent: opens.watchPerChangedFile, goal: 1))
+            report.add(SuiteRow(key: "opensMostWatch", label: "most opens of one changed file under docent watch", unit: "×",
+                                docent: Double(opens.watchMostForOneFile), goal: 1))
+            for line in opens.repeated { log("opened more than once: \(line)") }
+        }
         if !skipLive { try measureLive(work: work + "/docent", into: &report) }
         if scaling { try measureScaling(work: work, into: &report) }
         print(json ? report.json() : report.markdown())

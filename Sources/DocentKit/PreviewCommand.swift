@@ -215,31 +215,30 @@ package enum Opening {
     package static func open(_ file: String, readLimit: Int, preview: Bool, text: Bool) async throws -> Result {
         let registry = UTTypeRegistry.shared
         reportDiagnostics(registry)
-        let loader: DocumentLoader
-        do { loader = try DocumentLoader(types: registry, readLimit: readLimit) } catch { throw CommandFailure("\(error)") }
+        var budget = try Settings.loadForCommand().budget
+        if readLimit != FileWrapper.defaultReadLimit { budget.readBytes = readLimit }  // --max-bytes given
+        let opener = DocumentOpener(types: registry, budget: budget)
         let prepared: PreparedFile
         do {
-            prepared = try loader.prepare(FilePath(file))
+            prepared = try opener.prepare(FilePath(file))
         } catch {
             throw CommandFailure("\(file): \(error.message)")
         }
-        if let selection = prepared.selection, selection.group.runsIsolated {
-            var budget = try Settings.loadForCommand().budget
-            if readLimit != FileWrapper.defaultReadLimit { budget.readBytes = readLimit }  // --max-bytes given
-            budget.textBytes = .max  // an export is the whole text, not what the index keeps
-            switch HelperPool(budget: budget).extract(Paths.absolute(file), preview: preview, text: text) {
-            case .success(let extraction?):
-                return Result(prepared: prepared, opened: .extraction(extraction))
-            case .success(nil):
-                throw CommandFailure("\(file): it went away while being read")
-            case .failure(let failure):
-                throw CommandFailure("\(file): \(selection.group.documentTypeName): \(failure)")
-            }
-        }
+        let document: OpenedDocument?
         do {
-            return Result(prepared: prepared, opened: .document(try await prepared.open(in: loader.documents)))
+            document = try await opener.openInProcess(prepared)
         } catch {
             throw CommandFailure("\(file): \(error)")
+        }
+        if let document { return Result(prepared: prepared, opened: .document(document)) }
+        // Read in a helper: an export is the whole text, not what the index keeps.
+        switch opener.read(prepared, preview: preview, text: text, textBytes: .max) {
+        case .success(let extraction?):
+            return Result(prepared: prepared, opened: .extraction(extraction))
+        case .success(nil):
+            throw CommandFailure("\(file): it went away while being read")
+        case .failure(let failure):
+            throw CommandFailure("\(file): \(prepared.selection.map { "\($0.group.documentTypeName): " } ?? "")\(failure)")
         }
     }
 }

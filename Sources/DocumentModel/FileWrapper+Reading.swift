@@ -25,7 +25,7 @@ extension FileWrapper {
                 if let cached = cache.contents { return cached }
                 // Read only what the known prefix lacks.
                 let read = Result { () throws(FileReadError) -> Data in
-                    try Self.read(path, status, after: known ?? [], upTo: readLimit)
+                    try Self.read(Self.open(path, status, cache.file), path: path, after: known ?? [], upTo: readLimit)
                 }
                 cache.contents = read
                 return read
@@ -56,7 +56,7 @@ extension FileWrapper {
             if let cached = cache.withLock({ $0.contents }), case .success(let data) = cached {
                 return data.prefix(wanted)
             }
-            return try Self.read(path, status, after: [], upTo: wanted)
+            return try Self.read(openFile(path, status), path: path, after: [], upTo: wanted)
         default:
             throw FileReadError(path: filePath, errno: nil, message: "not a regular file")
         }
@@ -68,19 +68,38 @@ extension FileWrapper {
         guard case .disk(let path, let status, _, _) = source, kind == .regularFile else {
             throw FileReadError(path: filePath, errno: nil, message: "not a file on disk")
         }
+        let file = try openFile(path, status)
         do {
-            return try ReadOnlyFile(path, expected: status).map(upTo: readLimit)
+            return try file.map(upTo: readLimit)
         } catch {
             throw FileReadError(path: path, error)
         }
     }
 
+    /// The file open for reading: the one the wrapper was handed, else opened now (and not
+    /// kept: a directory's thousands of children must not hold a descriptor each). For
+    /// readers whose C library reads a descriptor (mail, media tags).
+    public func readOnlyFile() throws(FileReadError) -> ReadOnlyFile {
+        guard case .disk(let path, let status, _, _) = source, kind == .regularFile else {
+            throw FileReadError(path: filePath, errno: nil, message: "not a file on disk")
+        }
+        return try openFile(path, status)
+    }
+
+    private func openFile(_ path: FilePath, _ status: FileStatus) throws(FileReadError) -> ReadOnlyFile {
+        try Self.open(path, status, cache.withLock { $0.file })
+    }
+
+    private static func open(_ path: FilePath, _ status: FileStatus, _ handed: ReadOnlyFile?) throws(FileReadError) -> ReadOnlyFile {
+        if let handed { return handed }
+        do { return try ReadOnlyFile(path, expected: status) } catch { throw FileReadError(path: path, error) }
+    }
+
     /// The file's first `limit` bytes, of which `head` are already in hand: the rest read
     /// straight into the one buffer returned. A large file's bytes are held once while read,
     /// not three times (an array, its copy as `Data`, and that joined to the head).
-    private static func read(_ path: FilePath, _ status: FileStatus, after head: [UInt8], upTo limit: Int) throws(FileReadError) -> Data {
+    private static func read(_ file: ReadOnlyFile, path: FilePath, after head: [UInt8], upTo limit: Int) throws(FileReadError) -> Data {
         do {
-            let file = try ReadOnlyFile(path, expected: status)
             let rest = file.count(upTo: limit - head.count, at: head.count)
             var data = Data(count: head.count + rest)
             let read = data.withUnsafeMutableBytes { buffer -> Result<Int, Errno> in

@@ -54,6 +54,9 @@ public final class FileWrapper: Sendable {
     }
 
     struct Cache: Sendable {
+        /// The file as it was opened for classifying it, read from here on (never closed
+        /// before the wrapper goes; only a wrapper handed one keeps one).
+        var file: ReadOnlyFile?
         var contents: Result<Data, FileReadError>?
         var children: [String: FileWrapper]?
     }
@@ -67,8 +70,10 @@ public final class FileWrapper: Sendable {
     ///   - knownPrefix: bytes already read from the start of this file (by the classifier),
     ///     reused instead of read again; `knownPrefixIsWholeFile` says they are all of it.
     ///   - status: the `lstat` result already in hand, if any.
+    ///   - openFile: the file already open (by the classifier): every read goes to it, and the
+    ///     path is never opened again.
     public init(path: FilePath, readLimit: Int = FileWrapper.defaultReadLimit, status given: FileStatus? = nil,
-                knownPrefix: [UInt8]? = nil, knownPrefixIsWholeFile: Bool = false) throws(FileReadError) {
+                knownPrefix: [UInt8]? = nil, knownPrefixIsWholeFile: Bool = false, openFile: ReadOnlyFile? = nil) throws(FileReadError) {
         let status: FileStatus
         if let given {
             status = given
@@ -94,6 +99,7 @@ public final class FileWrapper: Sendable {
             kind = .special
             source = .none
         }
+        if kind == .regularFile, let openFile { cache.withLock { $0.file = openFile } }
     }
 
     /// A regular-file wrapper around bytes in memory (what a document's export returns).

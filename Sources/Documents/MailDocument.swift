@@ -51,14 +51,16 @@ public struct MailDocument: FileDocument, DocumentMetadataProviding {
 
     public init(configuration: ReadConfiguration) throws {
         _ = Self.initialized
-        guard let path = configuration.file.filePath else { throw DocumentReadError("not a file on disk") }
         let file: ReadOnlyFile
-        do { file = try ReadOnlyFile(path) } catch { throw DocumentReadError("unreadable: \(error)") }
+        do { file = try configuration.file.readOnlyFile() } catch { throw DocumentReadError("unreadable: \(error)") }
         let head = try configuration.file.prefix(5)
         isMailbox = configuration.contentType.conforms(to: UTType("io.docent.mbox") ?? .data) || head.elementsEqual("From ".utf8)
         let readable = min(Int64(configuration.file.readLimit), Int64(file.status.size))
         let descriptor = dup(file.descriptor)
         guard descriptor >= 0 else { throw DocumentReadError("could not duplicate the descriptor") }
+        // The descriptor may be one the classifier opened (or another process handed over):
+        // GMime reads from the offset the open file is at, shared by duplicates.
+        lseek(descriptor, 0, SEEK_SET)
         guard let stream = g_mime_stream_fs_new_with_bounds(descriptor, 0, gint64(readable)) else {
             close(descriptor)
             throw DocumentReadError("GMime could not open a stream")

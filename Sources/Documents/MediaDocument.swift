@@ -34,9 +34,8 @@ public struct MediaDocument: FileDocument, DocumentMetadataProviding {
     public var bitRate: Int?, sampleRate: Int?, channels: Int?
 
     public init(configuration: ReadConfiguration) throws {
-        guard let path = configuration.file.filePath else { throw DocumentReadError("not a file on disk") }
         let file: ReadOnlyFile
-        do { file = try ReadOnlyFile(path) } catch { throw DocumentReadError("unreadable: \(error)") }
+        do { file = try configuration.file.readOnlyFile() } catch { throw DocumentReadError("unreadable: \(error)") }
         var info = docent_media_info()
         let recognised = (configuration.file.filename ?? "").withCString { name in
             docent_media_read(file.descriptor, Int64(file.status.size), name, &info)

@@ -28,17 +28,18 @@ public final class DocumentLoader {
         }
     }
 
-    /// Classifies the file at `path` and prepares what its document will be read from.
+    /// Classifies the file at `path` and prepares what its document will be read from: the
+    /// file stays open from its classifying to its reading (`DocumentOpener`), never opened again.
     ///
     /// - Throws: `FileReadError` when the path cannot be examined at all (it does not exist).
     public func prepare(_ path: FilePath) throws(FileReadError) -> PreparedFile {
-        let classification = classifier.classify(path)
+        let classification = classifier.classify(path, keepingOpen: true)
         guard let status = classification.status else {
             throw FileReadError(path: path, errno: classification.error, message: classification.error.map { "\($0)" } ?? "cannot be examined")
         }
         let wrapper = try FileWrapper(
             path: path, readLimit: readLimit, status: status, knownPrefix: classification.prefix?.bytes,
-            knownPrefixIsWholeFile: classification.prefix?.isWholeFile ?? false)
+            knownPrefixIsWholeFile: classification.prefix?.isWholeFile ?? false, openFile: classification.file)
         let selection = documents.selection(for: classification.contentType)
         var description: String?
         if selection?.group.documentTypeName == DocumentGroup.name(of: GenericDocument.self), let prefix = classification.prefix {
@@ -49,6 +50,16 @@ public final class DocumentLoader {
         let configuration = FileDocumentReadConfiguration(
             contentType: classification.contentType, file: wrapper, contentDescription: description)
         return PreparedFile(classification: classification, configuration: configuration, selection: selection)
+    }
+
+    /// What a helper process reads: the open file another process handed over, of the type
+    /// that process decided (the helper never classifies again, so the row's type and reader
+    /// are the ones the indexer chose).
+    func prepare(_ path: FilePath, handed file: ReadOnlyFile, contentType: UTType, description: String?) throws(FileReadError) -> PreparedFile {
+        let wrapper = try FileWrapper(path: path, readLimit: readLimit, status: file.status, openFile: file)
+        let configuration = FileDocumentReadConfiguration(contentType: contentType, file: wrapper, contentDescription: description)
+        let classification = Classification(decided: contentType, path: path, status: file.status, file: file)
+        return PreparedFile(classification: classification, configuration: configuration, selection: documents.selection(for: contentType))
     }
 }
 

@@ -78,15 +78,22 @@ final class ExtractionHelper {
         shutDown(kill: false)
     }
 
-    /// Opens `path` in the helper: its extraction, nil when the file is gone, or the failure.
-    func extract(_ path: FilePath, preview: Bool, text: Bool) -> Result<Extraction?, ExtractionFailure> {
+    /// Reads `prepared` in the helper: its extraction, nil when the file is gone, or the
+    /// failure. The helper is handed the open file and its type, never the path to open.
+    func extract(_ prepared: PreparedFile, preview: Bool, text: Bool, textBytes: Int) -> Result<Extraction?, ExtractionFailure> {
+        let path = prepared.classification.path
         var request = ExtractionRequest(path: Data(path.bytes).base64EncodedString(), readBytes: budget.readBytes,
-                                        textBytes: budget.textBytes, preview: preview, text: text)
+                                        textBytes: textBytes, preview: preview, text: text)
+        let file = prepared.classification.file
+        if file != nil {
+            request.contentType = prepared.configuration.contentType.identifier
+            request.contentDescription = prepared.configuration.contentDescription
+        }
         if text, let ocr = budget.ocr {
             request.ocr = ocr
             request.seconds = budget.seconds
         }
-        return exchange(request).flatMap { reply, _ in
+        return exchange(request, attaching: file?.descriptor).flatMap { reply, _ in
             if reply.gone { return .success(nil) }
             if let extraction = reply.extraction { return .success(extraction) }
             return .failure(.unopenable(reply.error ?? "no document type could read it"))
@@ -106,9 +113,10 @@ final class ExtractionHelper {
 
     /// Sends `request` and reads the reply's two frames, under the time budget: the reply
     /// with its text in place, and the second frame's bytes when they are not a text.
-    private func exchange(_ request: ExtractionRequest) -> Result<(ExtractionReply, Data), ExtractionFailure> {
+    private func exchange(_ request: ExtractionRequest, attaching file: Int32? = nil) -> Result<(ExtractionReply, Data), ExtractionFailure> {
         if process == nil, let failure = start() { return .failure(failure) }
-        guard let data = try? JSONEncoder().encode(request), Frame.write(data, to: socket) else {
+        guard let data = try? JSONEncoder().encode(request),
+              file.map({ Frame.write(data, to: socket, attaching: $0) }) ?? Frame.write(data, to: socket) else {
             return .failure(died())
         }
         let deadline = ContinuousClock.now + .milliseconds(Int64(budget.seconds * 1000))
@@ -210,6 +218,19 @@ public final class HelperPool: @unchecked Sendable {
     /// again for each would cost more than the memory.
     let retireAboveBytes: Int
 
+    /// The one pool of this process for `budget`: helpers are shared by the indexer, the
+    /// preview cache and the viewer, never started once per consumer.
+    public static func shared(_ budget: DocumentBudget) -> HelperPool {
+        sharedPools.withLock { pools in
+            if let pool = pools[budget] { return pool }
+            let pool = HelperPool(budget: budget)
+            pools[budget] = pool
+            return pool
+        }
+    }
+
+    private static let sharedPools = Locked([DocumentBudget: HelperPool]())
+
     public init(budget: DocumentBudget) {
         self.budget = budget
         retireAboveBytes = budget.ocr == nil ? 20 << 20 : 128 << 20
@@ -217,10 +238,11 @@ public final class HelperPool: @unchecked Sendable {
         register()
     }
 
-    /// Opens `path` in a helper process: its extraction (with the preview and the text when
-    /// asked), nil when the file is gone, or why there is none.
-    public func extract(_ path: FilePath, preview: Bool, text: Bool) -> Result<Extraction?, ExtractionFailure> {
-        withHelper { $0.extract(path, preview: preview, text: text) }
+    /// Reads `prepared` in a helper process, handed the open file and its type: its
+    /// extraction (with the preview and the text when asked, the text cut at `textBytes`,
+    /// the budget's by default), nil when the file is gone, or why there is none.
+    public func extract(_ prepared: PreparedFile, preview: Bool, text: Bool, textBytes: Int? = nil) -> Result<Extraction?, ExtractionFailure> {
+        withHelper { $0.extract(prepared, preview: preview, text: text, textBytes: textBytes ?? budget.textBytes) }
     }
 
     /// A PNG picture of `path` made in a helper process, under the budgets: an image scaled

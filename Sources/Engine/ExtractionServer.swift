@@ -23,6 +23,11 @@ struct ExtractionRequest: Codable {
     /// reading (nil: off).
     var ocr: OCRSettings? = nil
     var seconds: Double? = nil
+    /// The type the indexer decided (its identifier) and libmagic's description, sent with
+    /// the open file itself: the helper reads that file as that type, and never opens the
+    /// path or classifies it again. Nil: the helper opens and classifies the path.
+    var contentType: String? = nil
+    var contentDescription: String? = nil
 }
 
 /// The helper's answer.
@@ -65,8 +70,11 @@ public enum ExtractionServer {
         }
         var loaders: [Int: DocumentLoader] = [:]
         let fault = Fault(ProcessInfo.processInfo.environment["DOCENT_HELPER_FAULT"])
-        while let frame = Frame.read(from: STDIN_FILENO, deadline: nil) {
+        var handed: Int32?
+        while let frame = Frame.read(from: STDIN_FILENO, deadline: nil, receiving: &handed) {
             var reply = ExtractionReply()
+            let file = handed.flatMap { try? ReadOnlyFile(adopting: $0) }  // adopted, or closed
+            handed = nil
             if let request = try? JSONDecoder().decode(ExtractionRequest.self, from: frame),
                let bytes = Data(base64Encoded: request.path) {
                 let path = FilePath(bytes: [UInt8](bytes))
@@ -81,7 +89,7 @@ public enum ExtractionServer {
                           Frame.write(picture, to: STDOUT_FILENO) else { exit(1) }
                     continue
                 } else if let loader = loaders[request.readBytes] {
-                    reply = extract(path, request, loader: loader, documents: documents)
+                    reply = extract(path, request, file: file, loader: loader, documents: documents, types: types)
                 } else {
                     reply.error = "libmagic could not be loaded"
                 }
@@ -96,9 +104,17 @@ public enum ExtractionServer {
         exit(0)
     }
 
-    static func extract(_ path: FilePath, _ request: ExtractionRequest, loader: DocumentLoader, documents: DocumentRegistry) -> ExtractionReply {
+    static func extract(_ path: FilePath, _ request: ExtractionRequest, file: ReadOnlyFile?, loader: DocumentLoader,
+                        documents: DocumentRegistry, types: UTTypeRegistry) -> ExtractionReply {
         var reply = ExtractionReply()
-        guard let prepared = try? loader.prepare(path) else {
+        let prepared: PreparedFile
+        do {
+            if let identifier = request.contentType, let file, let type = UTType(identifier, registry: types) {
+                prepared = try loader.prepare(path, handed: file, contentType: type, description: request.contentDescription)
+            } else {
+                prepared = try loader.prepare(path)
+            }
+        } catch {
             reply.gone = true
             return reply
         }
@@ -174,10 +190,18 @@ enum Frame {
     }
 
     /// Writes one message from bytes in place: the length, then the bytes themselves (no
-    /// copy joins them).
-    static func write(_ payload: UnsafeRawBufferPointer, to fd: Int32) -> Bool {
+    /// copy joins them). With `attaching`, that open file goes with the length (`SCM_RIGHTS`).
+    static func write(_ payload: UnsafeRawBufferPointer, to fd: Int32, attaching file: Int32? = nil) -> Bool {
         var length = UInt32(payload.count).littleEndian
-        return withUnsafeBytes(of: &length) { send($0, to: fd) } && send(payload, to: fd)
+        return withUnsafeBytes(of: &length) { header in
+            if let file { return DescriptorPassing.send(header, with: file, on: fd) }
+            return send(header, to: fd)
+        } && send(payload, to: fd)
+    }
+
+    /// Writes one message with the open file `file` attached.
+    static func write(_ payload: Data, to fd: Int32, attaching file: Int32) -> Bool {
+        payload.withUnsafeBytes { write($0, to: fd, attaching: file) }
     }
 
     static func write(_ payload: UnsafeBufferPointer<UInt8>, to fd: Int32) -> Bool {
@@ -207,7 +231,14 @@ enum Frame {
     /// Reads one message, waiting until `deadline` at most; nil on end of input, an error,
     /// or the deadline.
     static func read(from fd: Int32, deadline: ContinuousClock.Instant?) -> Data? {
-        guard let length = readLength(from: fd, deadline: deadline) else { return nil }
+        var ignored: Int32?
+        return read(from: fd, deadline: deadline, receiving: &ignored)
+    }
+
+    /// Reads one message and the open file sent with it, if any (`received`, close-on-exec;
+    /// the caller owns it).
+    static func read(from fd: Int32, deadline: ContinuousClock.Instant?, receiving received: inout Int32?) -> Data? {
+        guard let length = readLength(from: fd, deadline: deadline, receiving: &received) else { return nil }
         var data = Data(count: length)
         let complete = data.withUnsafeMutableBytes { fill($0, from: fd, deadline: deadline) }
         return complete ? data : nil
@@ -226,8 +257,34 @@ enum Frame {
     }
 
     private static func readLength(from fd: Int32, deadline: ContinuousClock.Instant?) -> Int? {
+        var ignored: Int32?
+        return readLength(from: fd, deadline: deadline, receiving: &ignored)
+    }
+
+    /// The next message's length; a descriptor sent with it lands in `received` (any other
+    /// that came is closed). The header is read with `recvmsg`: a plain `read` would drop it.
+    private static func readLength(from fd: Int32, deadline: ContinuousClock.Instant?, receiving received: inout Int32?) -> Int? {
         var header: UInt32 = 0
-        guard withUnsafeMutableBytes(of: &header, { fill($0, from: fd, deadline: deadline) }) else { return nil }
+        let complete = withUnsafeMutableBytes(of: &header) { buffer -> Bool in
+            var offset = 0
+            while offset < buffer.count {
+                guard wait(fd, until: deadline) else { return false }
+                let (n, descriptor) = DescriptorPassing.receive(into: UnsafeMutableRawBufferPointer(rebasing: buffer[offset...]), on: fd)
+                if let descriptor {
+                    if let earlier = received { close(earlier) }
+                    received = descriptor
+                }
+                if n < 0, errno == EINTR { continue }
+                // Not a socket (a pipe, when run by hand): plain reads.
+                if n < 0, errno == ENOTSOCK {
+                    return fill(UnsafeMutableRawBufferPointer(rebasing: buffer[offset...]), from: fd, deadline: deadline)
+                }
+                guard n > 0 else { return false }
+                offset += n
+            }
+            return true
+        }
+        guard complete else { return nil }
         let length = Int(UInt32(littleEndian: header))
         return length <= largest ? length : nil
     }
@@ -236,20 +293,26 @@ enum Frame {
     private static func fill(_ buffer: UnsafeMutableRawBufferPointer, from fd: Int32, deadline: ContinuousClock.Instant?) -> Bool {
         var offset = 0
         while offset < buffer.count {
-            if let deadline {
-                var descriptor = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
-                let left = deadline - ContinuousClock.now
-                guard left > .zero else { return false }
-                let milliseconds = Int32(min(Double(Int32.max), left.seconds * 1000 + 1))
-                let ready = poll(&descriptor, 1, milliseconds)
-                if ready < 0, errno == EINTR { continue }
-                guard ready > 0 else { return false }
-            }
+            guard wait(fd, until: deadline) else { return false }
             let n = Glibc.read(fd, buffer.baseAddress! + offset, buffer.count - offset)
             if n < 0, errno == EINTR { continue }
             guard n > 0 else { return false }
             offset += n
         }
         return true
+    }
+
+    /// Waits until `fd` has input (or its end) or `deadline` passes: false at the deadline.
+    private static func wait(_ fd: Int32, until deadline: ContinuousClock.Instant?) -> Bool {
+        guard let deadline else { return true }
+        while true {
+            var descriptor = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+            let left = deadline - ContinuousClock.now
+            guard left > .zero else { return false }
+            let milliseconds = Int32(min(Double(Int32.max), left.seconds * 1000 + 1))
+            let ready = poll(&descriptor, 1, milliseconds)
+            if ready < 0, errno == EINTR { continue }
+            return ready > 0
+        }
     }
 }

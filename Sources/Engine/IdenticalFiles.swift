@@ -4,6 +4,9 @@ import FileAccess
 import Index
 import Synchronization
 import SystemPackage
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// A run's last few large files and what was read from them, so that a byte-identical copy
 /// (a download kept in two places; for PDFs, also a build differing in its file identifier
@@ -23,6 +26,8 @@ final class IdenticalFiles: Sendable {
         var signature: FileSignature
         var digest: [UInt8]?
         var extraction: Extraction
+        /// The file as it was read, kept open (a few descriptors) to be hashed if a copy comes.
+        var file: ReadOnlyFile?
     }
 
     /// How many large files are remembered (a few: their texts are held meanwhile).
@@ -35,8 +40,8 @@ final class IdenticalFiles: Sendable {
     var recentSizes: Set<Int64> { entries.withLock { Set($0.map(\.signature.size)) } }
 
     /// The extraction of a remembered file with the same bytes as `path` (`status` its
-    /// `lstat`), of content type `contentType`; nil when none.
-    func extraction(for path: FilePath, status: FileStatus, contentType: String) -> Extraction? {
+    /// `lstat`, `file` the file open), of content type `contentType`; nil when none.
+    func extraction(for path: FilePath, file: ReadOnlyFile?, status: FileStatus, contentType: String) -> Extraction? {
         let sameSize = entries.withLock {
             $0.filter { entry in
                 entry.signature.size == status.size && entry.extraction.contentType == contentType
@@ -44,7 +49,7 @@ final class IdenticalFiles: Sendable {
             }
         }
         let pdf = contentType == Self.pdf
-        guard !sameSize.isEmpty, let digest = Self.digest(path, expected: status, pdf: pdf) else { return nil }
+        guard !sameSize.isEmpty, let file, let digest = Self.digest(file, pdf: pdf) else { return nil }
         for entry in sameSize {
             let theirs: [UInt8]
             if let known = entry.digest {
@@ -52,7 +57,7 @@ final class IdenticalFiles: Sendable {
             } else {
                 // Hashed now, if the file is still the one that was read.
                 guard let current = try? FileStatus.lstat(entry.path), current.signature == entry.signature,
-                      let computed = Self.digest(entry.path, expected: current, pdf: pdf) else { continue }
+                      let kept = entry.file, let computed = Self.digest(kept, pdf: pdf) else { continue }
                 theirs = computed
                 entries.withLock { entries in
                     if let i = entries.firstIndex(where: { $0.path == entry.path }) { entries[i].digest = computed }
@@ -67,10 +72,10 @@ final class IdenticalFiles: Sendable {
     }
 
     /// Remembers what was read from `path`, the oldest entry making room.
-    func remember(_ extraction: Extraction, path: FilePath, status: FileStatus) {
+    func remember(_ extraction: Extraction, file: ReadOnlyFile?, path: FilePath, status: FileStatus) {
         entries.withLock { entries in
             entries.removeAll { $0.path == path }
-            entries.append(Entry(path: path, signature: status.signature, digest: nil, extraction: extraction))
+            entries.append(Entry(path: path, signature: status.signature, digest: nil, extraction: extraction, file: file))
             if entries.count > Self.capacity { entries.removeFirst() }
         }
     }
@@ -80,13 +85,14 @@ final class IdenticalFiles: Sendable {
     /// larger ones byte for byte, streamed.
     static let pdfDigestLimit = 32 << 20
 
-    /// The SHA-256 of the file at `path`, if it is still the file `expected` describes; of a
-    /// PDF, without its file identifiers (`/ID`), which differ between two builds of the
+    /// The SHA-256 of `file`, open (never the path again: it is hashed as it was read); of
+    /// a PDF, without its file identifiers (`/ID`), which differ between two builds of the
     /// same document (the corpus's `refman.pdf` and `fullrefman.pdf` differ there alone).
-    private static func digest(_ path: FilePath, expected: FileStatus, pdf: Bool) -> [UInt8]? {
-        guard let file = try? ReadOnlyFile(path, expected: expected) else { return nil }
+    private static func digest(_ file: ReadOnlyFile, pdf: Bool) -> [UInt8]? {
+        // The hash reads from the open file's offset, which a reader may have moved.
+        guard lseek(file.descriptor, 0, SEEK_SET) == 0 else { return nil }
         var digest = [UInt8](repeating: 0, count: 32)
-        let status = pdf && expected.size <= pdfDigestLimit
+        let status = pdf && file.status.size <= pdfDigestLimit
             ? docent_sha256_pdf_fd(file.descriptor, pdfDigestLimit + 1, &digest) : docent_sha256_fd(file.descriptor, &digest)
         return status == 0 ? digest : nil
     }

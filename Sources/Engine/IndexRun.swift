@@ -237,10 +237,9 @@ final class RunState: Sendable {
 
     /// One worker's loop: take a path, make its row, add it to the batch.
     func work(indexer: Indexer, queue: WorkQueue<QueuedFile>) {
-        let loader = try? DocumentLoader(documents: indexer.documents, types: indexer.types, readLimit: indexer.readLimit)
         func read(_ path: FilePath, large: Bool = false) {
             done.add(1, ordering: .relaxed)
-            if let row = indexer.row(for: path, loader: loader, identical: large ? identical : nil) { store([row], indexer: indexer) }
+            if let row = indexer.row(for: path, identical: large ? identical : nil) { store([row], indexer: indexer) }
             report(path.removingLastComponent())
         }
         func readLarge(_ path: FilePath) {

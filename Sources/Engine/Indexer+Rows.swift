@@ -6,24 +6,25 @@ import Index
 import SystemPackage
 
 extension Indexer {
-    /// One file's row: classified, opened, its text and metadata; failures recorded on it.
-    /// Nil when the file is gone (it leaves no trace). With `identical`, what was read from a
-    /// byte-identical large file met before in the run is used instead of reading this one.
-    func row(for path: FilePath, loader: DocumentLoader?, identical: IdenticalFiles? = nil) -> IndexedFile? {
+    /// One file's row: classified, opened and read once (`DocumentOpener`), its text and
+    /// metadata; failures recorded on it. Nil when the file is gone (it leaves no trace).
+    /// With `identical`, what was read from a byte-identical large file met before in the run
+    /// is used instead of reading this one. When the preview cache holds an entry for the
+    /// file, its preview is made from the same reading and the entry replaced: the file is
+    /// never opened a second time for it.
+    func row(for path: FilePath, identical: IdenticalFiles? = nil) -> IndexedFile? {
         gate.pass()  // paused: wait here
-        guard let loader else {
+        let prepared: PreparedFile
+        do {
+            prepared = try opener.prepare(path)
+        } catch {
+            // Gone between readdir and now: no trace. Still there: it could not be examined
+            // (libmagic could not be loaded), which its row says.
             guard let status = try? FileStatus.lstat(path) else { return nil }
             var row = IndexedFile(status: status, path: path, contentType: "public.item")
             row.errorKind = "unreadable"
-            row.errorMessage = "libmagic could not be loaded"
+            row.errorMessage = error.message
             return row
-        }
-        let prepared: PreparedFile
-        do {
-            prepared = try loader.prepare(path)
-        } catch {
-            // Only lstat failures land here: the file went away between readdir and now.
-            return nil
         }
         let classification = prepared.classification
         guard let status = classification.status else { return nil }
@@ -34,25 +35,18 @@ extension Indexer {
             row.errorKind = "unreadable"
             row.errorMessage = "\(error)"
         }
+        let cached = previews.flatMap { $0.hasEntry(for: path, readLimit: readLimit) ? $0 : nil }
         let extraction: Result<Extraction?, ExtractionFailure>
-        // With OCR on, images and PDFs go to the helper too: Tesseract and Leptonica are C
-        // over untrusted pictures, and OCR runs under the helper's budgets.
-        let ocr = helpers.budget.ocr != nil && OCR.applies(to: classification.contentType)
         var copied = false
-        if let identical, let copy = identical.extraction(for: path, status: status, contentType: classification.contentType.identifier) {
+        if let identical, let copy = identical.extraction(for: path, file: classification.file, status: status, contentType: classification.contentType.identifier) {
             extraction = .success(copy)
             copied = true
-        } else if prepared.selection?.group.runsIsolated == true || (ocr && prepared.selection != nil) {
-            extraction = helpers.extract(path, preview: false, text: true)
         } else {
-            do {
-                let document = try documents.openSynchronously(prepared.configuration)
-                extraction = .success(try Extraction(document, preview: false, text: true, textBytes: textLimit))
-            } catch {
-                extraction = .failure(.unopenable("\(error)"))
-            }
+            extraction = opener.read(prepared, preview: cached != nil, text: true, textBytes: textLimit)
         }
-        if let identical, !copied, case .success(let read?) = extraction, row.errorKind == nil { identical.remember(read, path: path, status: status) }
+        if let identical, !copied, case .success(let read?) = extraction, row.errorKind == nil {
+            identical.remember(read, file: prepared.classification.file, path: path, status: status)
+        }
         switch extraction {
         case .success(nil):
             return nil  // gone while being read
@@ -64,6 +58,11 @@ extension Indexer {
             if row.errorKind == nil, let problem = extraction.problems.first(where: { $0.severity == .error }) {
                 row.errorKind = problem.kind
                 row.errorMessage = problem.message
+            }
+            if let cached, extraction.preview != nil {
+                var preview = extraction
+                preview.text = nil
+                _ = cached.store(preview, for: path, status: status, readLimit: readLimit)
             }
         case .failure(let failure):
             row.documentType = prepared.selection?.group.documentTypeName

@@ -64,8 +64,11 @@ public final class Indexer: Sendable {
     public let readLimit: Int
     /// The most text stored for one file.
     public let textLimit: Int
-    /// Helper processes for documents that run isolated.
-    let helpers: HelperPool
+    /// The one way files are read (classified once, opened once, in process or in a helper).
+    public let opener: DocumentOpener
+    /// The preview cache `docent watch` keeps: a changed file with an entry has its preview
+    /// made from the reading that makes its row.
+    public let previews: PreviewCache?
     /// Closed while Docent is paused: reads and comparisons wait at it.
     public let gate = WorkGate()
     /// Network or FUSE mounts that are unmounted now: left out of crawls, their rows kept
@@ -74,10 +77,14 @@ public final class Indexer: Sendable {
 
     public init(index: any IndexStore, documents: DocumentRegistry = AppDocuments.registry,
                 types: @autoclosure @escaping @Sendable () -> UTTypeRegistry = .shared,
-                settings: Settings = .defaults(), workers: Int = ProcessInfo.processInfo.activeProcessorCount) {
+                settings: Settings = .defaults(), workers: Int = ProcessInfo.processInfo.activeProcessorCount,
+                previews: PreviewCache? = nil) {
         self.index = index
         self.documents = documents
-        self.lazyTypes = Lazy(types)
+        let lazyTypes = Lazy(types)
+        self.lazyTypes = lazyTypes
+        self.previews = previews
+        opener = DocumentOpener(documents: documents, types: lazyTypes.value, budget: settings.budget)
         // Docent's own files are never indexed: the index, the preview cache, the types cache.
         let typesCache = RegistryCache.path(environment: ProcessInfo.processInfo.environment).map { FilePath($0) }
         self.exclusions = Exclusions(settings.exclude, paths: index.ownFiles + [PreviewCache.defaultDirectory()] + (typesCache.map { [$0] } ?? []),
@@ -85,7 +92,6 @@ public final class Indexer: Sendable {
         self.workers = max(1, workers)
         self.readLimit = settings.readBytes
         self.textLimit = settings.textBytes
-        self.helpers = HelperPool(budget: settings.budget)
     }
 
     /// Files read in one run after which the inverted index is merged into one segment.
@@ -215,7 +221,7 @@ extension Indexer {
     /// turning it off) reads their files again — and nothing else.
     var readerFingerprints: [String: String] {
         var fingerprints = documents.fingerprints
-        guard let ocr = helpers.budget.ocr else { return fingerprints }
+        guard let ocr = opener.budget.ocr else { return fingerprints }
         let readers = Set(OCR.types.compactMap { documents.selection(for: $0)?.group.documentTypeName })
         for name in readers { fingerprints[name]? += " " + ocr.tesseractLanguages + " ocr" }
         return fingerprints

@@ -19,7 +19,6 @@ public struct LiveSummary: Sendable, Equatable {
 /// by a reconcile of the directory.
 public final class LiveIndexer: Sendable {
     public let indexer: Indexer
-    private let loaders = LoaderPool()
 
     public init(indexer: Indexer) {
         self.indexer = indexer
@@ -87,13 +86,11 @@ public final class LiveIndexer: Sendable {
         let work = paths
         paths.removeAll()
         let rows = Locked<[IndexedFile]>([])
-        let (indexer, loaders) = (self.indexer, self.loaders)
+        let indexer = self.indexer
         OwnThreads.concurrentPerform(iterations: min(indexer.workers, work.count)) { worker in
-            let loader = loaders.take(indexer: indexer)
-            defer { if let loader { loaders.put(loader) } }
             var i = worker
             while i < work.count {
-                if let row = indexer.row(for: work[i], loader: loader) { rows.withLock { $0.append(row) } }
+                if let row = indexer.row(for: work[i]) { rows.withLock { $0.append(row) } }
                 i += indexer.workers
             }
         }
@@ -101,25 +98,5 @@ public final class LiveIndexer: Sendable {
         try indexer.index.upsert(stored)
         try indexer.recordTypeAncestry(among: Set(stored.map(\.contentType)))
         summary.read += stored.count
-    }
-}
-
-/// Document loaders kept between batches (each holds a libmagic handle, costly to open).
-final class LoaderPool: @unchecked Sendable {
-    // Unchecked: `idle` is only touched under `lock`; a loader is used by one thread at a time.
-    private let lock = NSLock()
-    private var idle: [DocumentLoader] = []
-
-    func take(indexer: Indexer) -> DocumentLoader? {
-        lock.lock()
-        let loader = idle.popLast()
-        lock.unlock()
-        return loader ?? (try? DocumentLoader(documents: indexer.documents, types: indexer.types, readLimit: indexer.readLimit))
-    }
-
-    func put(_ loader: DocumentLoader) {
-        lock.lock()
-        idle.append(loader)
-        lock.unlock()
     }
 }

@@ -71,6 +71,12 @@ public struct PreviewCache: Sendable {
         return (try? JSONDecoder().decode(Extraction.self, from: body)).flatMap { $0.preview == nil ? nil : $0 }
     }
 
+    /// Whether `path` has an entry made with `readLimit` (current or not).
+    public func hasEntry(for path: FilePath, readLimit: Int) -> Bool {
+        guard let header = readHeader(entryPath(for: path)) else { return false }
+        return header.filePath == path && header.readLimit == readLimit
+    }
+
     /// Whether `path` has an entry (current or not).
     public func contains(_ path: FilePath) -> Bool {
         readHeader(entryPath(for: path))?.filePath == path

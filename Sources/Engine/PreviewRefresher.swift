@@ -27,24 +27,21 @@ public struct PreviewRefreshSummary: Sendable, Equatable {
 /// Not thread-safe: one thread applies the batches.
 public final class PreviewRefresher {
     public let cache: PreviewCache
-    private let documents: DocumentRegistry
-    private let types: UTTypeRegistry
-    /// Loaders by read limit (an entry is remade with the limit it was made with).
-    private var loaders: [Int: DocumentLoader] = [:]
-    /// Helper processes by read limit, for the groups that run isolated: their C parsers
-    /// never run inside the watcher, whatever opens the file.
-    private var helpers: [Int: HelperPool] = [:]
-    /// The budgets isolated documents run under (the read limit is the entry's).
-    private let budget: DocumentBudget
+    /// The opener of the entries made with its read limit (most of them; the indexer's).
+    private let opener: DocumentOpener
+    /// Openers for entries made with another read limit (an entry is remade with its own).
+    private var others: [Int: DocumentOpener] = [:]
     /// Every entry, read once per batch at most, and only when a tree changed.
     private var entries: [(path: FilePath, entry: FilePath)]?
 
-    public init(cache: PreviewCache, documents: DocumentRegistry = AppDocuments.registry, types: UTTypeRegistry = .shared,
-                budget: DocumentBudget = Settings.defaults().budget) {
+    public init(cache: PreviewCache, opener: DocumentOpener) {
         self.cache = cache
-        self.documents = documents
-        self.types = types
-        self.budget = budget
+        self.opener = opener
+    }
+
+    public convenience init(cache: PreviewCache, documents: DocumentRegistry = AppDocuments.registry, types: UTTypeRegistry = .shared,
+                            budget: DocumentBudget = Settings.defaults().budget) {
+        self.init(cache: cache, opener: DocumentOpener(documents: documents, types: types, budget: budget))
     }
 
     /// Brings the entries `changes` touch up to date.
@@ -113,35 +110,26 @@ public final class PreviewRefresher {
         }
     }
 
-    /// Opens `path` read-only and stores its preview; false when it cannot be opened.
-    /// Groups that run isolated are opened by a helper process, under the budgets, as
-    /// the indexer opens them: a crafted file can cost the helper, never the watcher.
+    /// Opens `path` read-only (`DocumentOpener`: once, in a helper for isolated groups, as
+    /// the indexer reads it) and stores its preview; false when it cannot be opened.
     @discardableResult
     public func regenerate(_ path: FilePath, readLimit: Int) -> Bool {
-        guard let loader = loader(readLimit: readLimit), let prepared = try? loader.prepare(path),
-              let status = prepared.classification.status
+        let opener = opener(readLimit: readLimit)
+        guard let prepared = try? opener.prepare(path), let status = prepared.classification.status,
+              case .success(let preview?) = opener.read(prepared, preview: true, text: false)
         else { return false }
-        let preview: Extraction
-        if prepared.selection?.group.runsIsolated == true {
-            guard case .success(let extraction?) = helpers(readLimit: readLimit).extract(path, preview: true, text: false)
-            else { return false }
-            preview = extraction
-        } else {
-            guard let document = try? documents.openSynchronously(prepared.configuration),
-                  let extraction = try? Extraction(document, preview: true, text: false, textBytes: 0)
-            else { return false }
-            preview = extraction
-        }
         return cache.store(preview, for: path, status: status, readLimit: readLimit)
     }
 
-    private func helpers(readLimit: Int) -> HelperPool {
-        if let pool = helpers[readLimit] { return pool }
-        var budget = self.budget
+    private func opener(readLimit: Int) -> DocumentOpener {
+        if readLimit == opener.budget.readBytes { return opener }
+        if let other = others[readLimit] { return other }
+        let opener = self.opener
+        var budget = opener.budget
         budget.readBytes = readLimit
-        let pool = HelperPool(budget: budget)
-        helpers[readLimit] = pool
-        return pool
+        let other = DocumentOpener(documents: opener.documents, types: opener.types, budget: budget)
+        others[readLimit] = other
+        return other
     }
 
     /// Entries of `path` and of everything under it.
@@ -151,12 +139,5 @@ public final class PreviewRefresher {
         if cache.readHeader(own)?.filePath == path { return [(path, own)] }
         if entries == nil { entries = cache.entries() }
         return entries!.filter { $0.path.isWithin(path) }
-    }
-
-    private func loader(readLimit: Int) -> DocumentLoader? {
-        if let loader = loaders[readLimit] { return loader }
-        let loader = try? DocumentLoader(documents: documents, types: types, readLimit: readLimit)
-        loaders[readLimit] = loader
-        return loader
     }
 }

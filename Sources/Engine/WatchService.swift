@@ -52,7 +52,7 @@ public final class WatchService: Sendable {
         self.previews = previews
         self.logger = logger
         self.settings = settings
-        let indexer = Indexer(index: index, settings: settings)
+        let indexer = Indexer(index: index, settings: settings, previews: previews)
         live = LiveIndexer(indexer: indexer)
         status = Locked(WatchStatus(state: .starting, pending: 0, watchedDirectories: 0, unwatchedDirectories: [], overflows: 0,
                                    files: (try? index.count()) ?? 0, missingRoots: [], roots: roots.map(\.string),
@@ -94,7 +94,7 @@ public final class WatchService: Sendable {
         }
         // Cached previews of files that changed while nobody watched are made again.
         let refresher = previews.map {
-            PreviewRefresher(cache: $0, documents: live.indexer.documents, types: live.indexer.types, budget: live.indexer.helpers.budget)
+            PreviewRefresher(cache: $0, opener: live.indexer.opener)
         }
         var held: [FileChange] = []  // rescans put off on battery
         while !stopped.load(ordering: .acquiring) {

@@ -10,7 +10,8 @@ import SystemPackage
 /// never follows a symbolic link, never blocks on a FIFO and never acquires a terminal.
 /// Anything that is not a regular file once opened (a FIFO or device swapped in after
 /// `lstat`) is refused before a byte is read. The descriptor closes when the value goes.
-public final class ReadOnlyFile {
+public final class ReadOnlyFile: @unchecked Sendable {
+    // Sendable: its two properties never change, and `pread` and `mmap` share no offset.
     /// The open file descriptor.
     public let descriptor: Int32
     /// What `fstat` said of the open file.
@@ -44,6 +45,27 @@ public final class ReadOnlyFile {
             throw Errno.resourceTemporarilyUnavailable
         }
         descriptor = fd
+        status = FileStatus(s)
+    }
+
+    /// Takes over `descriptor`, an open file handed over by another process (`SCM_RIGHTS`):
+    /// refused, and closed, unless it is a regular file opened for reading.
+    ///
+    /// The corresponding C functions are `fstat` and `fcntl`.
+    public init(adopting descriptor: Int32) throws(Errno) {
+        var s = stat()
+        guard fstat(descriptor, &s) == 0 else {
+            let error = Errno(rawValue: errno)
+            close(descriptor)
+            throw error
+        }
+        let mode = fcntl(descriptor, F_GETFL)
+        guard (s.st_mode & S_IFMT) == S_IFREG, mode >= 0, mode & O_ACCMODE == O_RDONLY else {
+            close(descriptor)
+            throw Errno.notPermitted
+        }
+        _ = fcntl(descriptor, F_SETFD, FD_CLOEXEC)
+        self.descriptor = descriptor
         status = FileStatus(s)
     }
 

@@ -29,32 +29,18 @@ struct DocumentView: Sendable {
 /// Opens indexed files for the viewer: previews (from the cache `docent watch` keeps, else
 /// made and kept), renditions, pictures. Documents of isolated groups are opened in helper
 /// processes under the budgets, exactly as the indexer opens them.
-final class ViewerDocuments: @unchecked Sendable {
-    // Unchecked: `loaders` is only touched under `lock`; a loader is used by one thread at a time.
+final class ViewerDocuments: Sendable {
     let budget: DocumentBudget
-    let helpers: HelperPool
+    /// The one way files are read, as the indexer reads them.
+    let opener: DocumentOpener
     let previews: PreviewCache?
     let thumbnails: ThumbnailCache
-    private let lock = NSLock()
-    private var loaders: [DocumentLoader] = []
 
     init(budget: DocumentBudget, previews: PreviewCache?, thumbnails: ThumbnailCache) {
         self.budget = budget
-        helpers = HelperPool(budget: budget)
+        opener = DocumentOpener(budget: budget)
         self.previews = previews
         self.thumbnails = thumbnails
-    }
-
-    private func withLoader<T>(_ body: (DocumentLoader) throws -> T) throws -> T {
-        lock.lock()
-        let loader = try loaders.popLast() ?? DocumentLoader(readLimit: budget.readBytes)
-        lock.unlock()
-        defer {
-            lock.lock()
-            loaders.append(loader)
-            lock.unlock()
-        }
-        return try body(loader)
     }
 
     /// The file's preview, metadata, renditions and the reason for its type.
@@ -62,7 +48,7 @@ final class ViewerDocuments: @unchecked Sendable {
         let path = FilePath(bytes: file.path)
         let prepared: PreparedFile
         do {
-            prepared = try withLoader { loader throws(FileReadError) in try loader.prepare(path) }
+            prepared = try opener.prepare(path)
         } catch {
             return DocumentView(id: id, file: file, status: nil, extraction: nil, problem: "it is gone: \(error)", explanation: nil,
                                 renditions: [], contentType: nil)
@@ -84,18 +70,12 @@ final class ViewerDocuments: @unchecked Sendable {
         var problem: String?
         if let cached = previews?.lookup(path, status: status, readLimit: budget.readBytes) {
             extraction = cached
-        } else if let selection = prepared.selection, selection.group.runsIsolated {
-            switch helpers.extract(path, preview: true, text: false) {
+        } else {
+            switch opener.read(prepared, preview: true, text: false) {
             case .success(let made?): extraction = made
             case .success(nil): problem = "it went away while being read"
-            case .failure(let failure): problem = "\(selection.group.documentTypeName): \(failure)"
-            }
-        } else {
-            do {
-                let opened = try AppDocuments.registry.openSynchronously(prepared.configuration)
-                extraction = try Extraction(opened, preview: true, text: false, textBytes: 0)
-            } catch {
-                problem = "\(error)"
+            case .failure(let failure):
+                problem = prepared.selection.map { "\($0.group.documentTypeName): \(failure)" } ?? "\(failure)"
             }
         }
         if let extraction, let previews { _ = previews.store(extraction, for: path, status: status, readLimit: budget.readBytes) }
@@ -108,24 +88,22 @@ final class ViewerDocuments: @unchecked Sendable {
         let path = FilePath(bytes: file.path)
         let prepared: PreparedFile
         do {
-            prepared = try withLoader { loader throws(FileReadError) in try loader.prepare(path) }
+            prepared = try opener.prepare(path)
         } catch {
             return .failure(.notFound("the file is gone"))
         }
         guard let group = prepared.selection?.group else { return .failure(.notFound("no document type reads it")) }
         let plainText = UTType("public.plain-text", registry: .shared)!
-        if group.runsIsolated {
-            guard plainText.conforms(to: type) else { return .failure(.notFound("\(group.documentTypeName) is exported as plain text only")) }
-            var budget = self.budget
-            budget.textBytes = .max
-            switch HelperPool(budget: budget).extract(path, preview: false, text: true) {
-            case .success(let extraction?): return .success(Data((extraction.text ?? "").utf8))
-            case .success(nil): return .failure(.notFound("the file is gone"))
-            case .failure(let failure): return .failure(.notFound("\(failure)"))
-            }
-        }
         do {
-            let document = try await prepared.open(in: AppDocuments.registry)
+            guard let document = try await opener.openInProcess(prepared) else {
+                // Read in a helper: its text is what crosses back.
+                guard plainText.conforms(to: type) else { return .failure(.notFound("\(group.documentTypeName) is exported as plain text only")) }
+                switch opener.read(prepared, preview: false, text: true, textBytes: .max) {
+                case .success(let extraction?): return .success(Data((extraction.text ?? "").utf8))
+                case .success(nil): return .failure(.notFound("the file is gone"))
+                case .failure(let failure): return .failure(.notFound("\(failure)"))
+                }
+            }
             let wrapper = try await document.export(as: type)
             return .success(wrapper.regularFileContents ?? Data())
         } catch {
@@ -140,7 +118,7 @@ final class ViewerDocuments: @unchecked Sendable {
         guard let status = try? FileStatus.lstat(path), status.kind == .regular else { return nil }
         if let png = thumbnails.lookup(path, status: status, size: size) { return png }
         if thumbnails.hasFailed(path, status: status) { return nil }
-        switch helpers.picture(path, size: size.pixels) {
+        switch opener.helpers.picture(path, size: size.pixels) {
         case .success(let png?):
             thumbnails.store(png, for: path, size: size)
             return png

@@ -34,4 +34,16 @@ int docent_catch_signal(int sig);
 
 /// The read end of the caught signals' pipe, or -1 before `docent_catch_signal`.
 int docent_signal_reader(void);
+#include <stddef.h>
+#include <sys/types.h>
+
+/// Sends `length` bytes of `buffer` on the Unix socket `socket` with the descriptor `fd`
+/// attached (SCM_RIGHTS: the receiver gets its own descriptor of the same open file). The
+/// bytes sent (perhaps fewer than `length`), or -1 with errno set. MSG_NOSIGNAL.
+ssize_t docent_send_descriptor(int socket, const void *buffer, size_t length, int fd);
+
+/// Receives at most `length` bytes from the Unix socket `socket` into `buffer`, and the
+/// descriptor sent with them, if any, into `*fd` (-1 when none; close-on-exec). The bytes
+/// received (0 at the end), or -1 with errno set.
+ssize_t docent_receive_descriptor(int socket, void *buffer, size_t length, int *fd);
 #endif
