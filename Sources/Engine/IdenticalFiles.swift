@@ -56,7 +56,7 @@ final class IdenticalFiles: Sendable {
                 theirs = known
             } else {
                 // Hashed now, if the file is still the one that was read.
-                guard let current = try? FileStatus.lstat(entry.path), current.signature == entry.signature,
+                guard let current = try? FileStatus.lstat(entry.path), entry.signature.compared(to: current.signature) == .unchanged,
                       let kept = entry.file, let computed = Self.digest(kept, pdf: pdf) else { continue }
                 theirs = computed
                 entries.withLock { entries in

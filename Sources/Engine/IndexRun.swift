@@ -117,10 +117,11 @@ final class IndexRun {
             guard let status = directory.fileStatuses[i] else { continue }  // gone since readdir
             summary.files += 1
             if let signature = known.removeValue(forKey: PathKey(file.bytes)) {
-                if signature == status.signature {
+                let comparison = signature.compared(to: status.signature)
+                if comparison == .unchanged {
                     summary.unchanged += 1
                     shared.done.add(1, ordering: .relaxed)
-                } else if signature.isSameFileAcrossRemount(as: status.signature) {
+                } else if comparison == .remounted {
                     try indexer.index.updateSignature(file.bytes, status.signature)
                     summary.unchanged += 1
                     shared.done.add(1, ordering: .relaxed)
@@ -155,7 +156,7 @@ final class IndexRun {
     private func renamedFrom(_ status: FileStatus, to file: FilePath) throws -> [UInt8]? {
         let new = status.signature
         for (path, old) in try indexer.index.rows(device: new.device, inode: new.inode)
-        where old.size == new.size && old.modified == new.modified && path != file.bytes {
+        where [.unchanged, .renamed].contains(old.compared(to: new)) && path != file.bytes {
             let there = try? FileStatus.lstat(FilePath(bytes: path))
             if there?.device != status.device || there?.inode != status.inode { return path }
         }
@@ -382,13 +383,3 @@ private struct Batch {
     var failure: (any Error)?
 }
 
-extension FileSignature {
-    /// Whether a row's file is still `current` though its device (and maybe inode) changed:
-    /// a network or FUSE file system mounted again gets a new device number, and some give
-    /// new inode numbers too (Baloo's bug 402154: a whole share read again after a remount).
-    /// Same size and modification time on another device counts as the same file; a new
-    /// inode on the same device is a replaced file, read again.
-    func isSameFileAcrossRemount(as current: FileSignature) -> Bool {
-        device != current.device && size == current.size && modified == current.modified
-    }
-}

@@ -72,10 +72,19 @@ extension Indexer {
         return row
     }
 
+    /// The fields as the row stores them, each value with its type.
     static func json(_ fields: [MetadataField]) -> String? {
         guard !fields.isEmpty else { return nil }
-        var object: [String: String] = [:]
-        for field in fields { object[field.key] = field.value.description }
+        var object: [String: IndexedFile.StoredValue] = [:]
+        for field in fields {
+            switch field.value {
+            case .text(let text): object[field.key] = .text(text)
+            case .integer(let integer): object[field.key] = .integer(integer)
+            case .number(let number): object[field.key] = .number(number)
+            case .boolean(let boolean): object[field.key] = .boolean(boolean)
+            case .list(let items): object[field.key] = .list(items)
+            }
+        }
         return IndexedFile.metadataJSON(object)
     }
 }

@@ -67,17 +67,16 @@ public final class LiveIndexer: Sendable {
         // Excluded paths never get here: the watcher drops their events with the same exclusions.
         guard status.kind != .directory else { return false }
         guard let stored = try index.signature(at: path.bytes) else { return true }
-        let current = status.signature
-        if stored == current {
+        switch stored.compared(to: status.signature) {
+        case .unchanged:
             summary.unchanged += 1
             return false
-        }
-        if afterMove && (stored.device, stored.inode, stored.size, stored.modified) == (current.device, current.inode, current.size, current.modified)
-            || stored.isSameFileAcrossRemount(as: current) {
-            try index.updateSignature(path.bytes, current)
+        case .renamed where afterMove, .remounted:
+            try index.updateSignature(path.bytes, status.signature)
             return false
+        case .renamed, .changed:
+            return true
         }
-        return true
     }
 
     /// Reads `paths` on every core and stores their rows in one transaction.

@@ -66,7 +66,7 @@ public struct PreviewCache: Sendable {
     /// file's signature is still `status`'s.
     public func lookup(_ path: FilePath, status: FileStatus, readLimit: Int) -> Extraction? {
         guard let (header, body) = read(entryPath(for: path)), header.filePath == path,
-              header.signature == status.signature, header.readLimit == readLimit, header.readers == Self.readers
+              header.signature.compared(to: status.signature) == .unchanged, header.readLimit == readLimit, header.readers == Self.readers
         else { return nil }
         return (try? JSONDecoder().decode(Extraction.self, from: body)).flatMap { $0.preview == nil ? nil : $0 }
     }

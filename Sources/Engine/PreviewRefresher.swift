@@ -81,7 +81,7 @@ public final class PreviewRefresher {
             entries = nil
             return
         }
-        guard header.signature != status.signature else { return }
+        guard header.signature.compared(to: status.signature) != .unchanged else { return }
         if regenerate(path, readLimit: header.readLimit) {
             summary.regenerated += 1
         } else {
@@ -100,8 +100,7 @@ public final class PreviewRefresher {
             summary.removed += 1
             return
         }
-        let (old, new) = (header.signature, status.signature)
-        if (old.device, old.inode, old.size, old.modified) == (new.device, new.inode, new.size, new.modified),
+        if [.unchanged, .renamed].contains(header.signature.compared(to: status.signature)),
            let preview = try? JSONDecoder().decode(Extraction.self, from: body),
            cache.store(preview, for: path, status: status, readLimit: header.readLimit) {
             summary.moved += 1

@@ -85,6 +85,31 @@ public struct FileSignature: Sendable, Hashable, Codable {
     public init(device: Int64, inode: Int64, size: Int64, modified: Int64, changed: Int64) {
         (self.device, self.inode, self.size, self.modified, self.changed) = (device, inode, size, modified, changed)
     }
+
+    /// What a recorded signature says of the file as `lstat` finds it now: the one rule for
+    /// "unchanged", used by the index run, the live indexer and the preview cache alike.
+    public enum Comparison: Sendable, Equatable {
+        /// Every field the same: nothing to read.
+        case unchanged
+        /// The same file (device, inode, size, modification time) whose change time moved, as
+        /// a rename moves it: its contents are the same.
+        case renamed
+        /// Same size and modification time on another device: a network or FUSE file system
+        /// mounted again gets a new device number, and some give new inode numbers too
+        /// (Baloo's bug 402154: a whole share read again after a remount). A new inode on the
+        /// same device is a replaced file, read again.
+        case remounted
+        /// Anything else: read it again.
+        case changed
+    }
+
+    /// This recorded signature against `current`.
+    public func compared(to current: FileSignature) -> Comparison {
+        if self == current { return .unchanged }
+        if size != current.size || modified != current.modified { return .changed }
+        if device != current.device { return .remounted }
+        return inode == current.inode ? .renamed : .changed
+    }
 }
 
 /// A path's bytes as a dictionary key, hashed in one pass (an array of bytes hashes each
@@ -100,16 +125,38 @@ public struct PathKey: Hashable, Sendable {
 }
 
 extension IndexedFile {
-    /// `metadata` as the JSON object a row stores: keys sorted, values strings. Written by
-    /// hand: through JSONSerialization (a dictionary of `Any`, keys compared as NSStrings) it
-    /// was 2% of a cold index. Escapes as JSONSerialization does (`/` too).
-    public static func metadataJSON(_ metadata: [String: String]) -> String {
+    /// A metadata value as a row stores it: with its type, so an integer, a number, a
+    /// boolean or a list is read back as one (`MetadataValue`'s JSON), not as its words.
+    public enum StoredValue: Sendable, Equatable {
+        case text(String)
+        case integer(Int)
+        case number(Double)
+        case boolean(Bool)
+        case list([String])
+    }
+
+    /// `metadata` as the JSON object a row stores: keys sorted, each value of its own JSON
+    /// type. Written by hand: through JSONSerialization (a dictionary of `Any`, keys compared
+    /// as NSStrings) it was 2% of a cold index. Escapes as JSONSerialization does (`/` too).
+    public static func metadataJSON(_ metadata: [String: StoredValue]) -> String {
         var out: [UInt8] = [UInt8(ascii: "{")]
         for (i, key) in metadata.keys.sorted().enumerated() {
             if i > 0 { out.append(UInt8(ascii: ",")) }
             appendJSONString(key, to: &out)
             out.append(UInt8(ascii: ":"))
-            appendJSONString(metadata[key]!, to: &out)
+            switch metadata[key]! {
+            case .text(let text): appendJSONString(text, to: &out)
+            case .integer(let integer): out += Array(String(integer).utf8)
+            case .number(let number): out += Array((number.isFinite ? "\(number)" : "null").utf8)
+            case .boolean(let boolean): out += Array((boolean ? "true" : "false").utf8)
+            case .list(let items):
+                out.append(UInt8(ascii: "["))
+                for (j, item) in items.enumerated() {
+                    if j > 0 { out.append(UInt8(ascii: ",")) }
+                    appendJSONString(item, to: &out)
+                }
+                out.append(UInt8(ascii: "]"))
+            }
         }
         out.append(UInt8(ascii: "}"))
         return String(decoding: out, as: UTF8.self)

@@ -210,3 +210,23 @@ struct FileIndexTests {
         }
     }
 }
+
+@Suite("Unchanged, one rule")
+struct SignatureComparisonTests {
+    static let recorded = FileSignature(device: 1, inode: 10, size: 100, modified: 5, changed: 6)
+
+    @Test("A recorded signature against the file now: unchanged, renamed, remounted or changed",
+          arguments: [
+              (FileSignature(device: 1, inode: 10, size: 100, modified: 5, changed: 6), FileSignature.Comparison.unchanged),
+              (FileSignature(device: 1, inode: 10, size: 100, modified: 5, changed: 9), .renamed),  // a rename moves ctime
+              (FileSignature(device: 2, inode: 10, size: 100, modified: 5, changed: 6), .remounted),
+              (FileSignature(device: 2, inode: 77, size: 100, modified: 5, changed: 9), .remounted),  // new inodes after a remount
+              (FileSignature(device: 1, inode: 11, size: 100, modified: 5, changed: 6), .changed),  // replaced on the same device
+              (FileSignature(device: 1, inode: 10, size: 101, modified: 5, changed: 6), .changed),
+              (FileSignature(device: 1, inode: 10, size: 100, modified: 7, changed: 6), .changed),
+              (FileSignature(device: 2, inode: 10, size: 100, modified: 7, changed: 6), .changed),
+          ])
+    func comparison(current: FileSignature, expected: FileSignature.Comparison) {
+        #expect(Self.recorded.compared(to: current) == expected)
+    }
+}

@@ -138,14 +138,22 @@ struct RowWritingTests {
         }
     }
 
-    @Test("metadata JSON: what JSONSerialization reads back, and its very bytes for the keys it orders alike")
+    @Test("metadata JSON: what JSONSerialization reads back, each value of its type, and its very bytes for the keys it orders alike")
     func metadataJSON() throws {
-        let metadata = ["title": "A/B \"quoted\" \\ tab\tnew\nline \u{1} é 😀", "author": "Ann", "pages": "12", "": "empty key"]
-        let json = IndexedFile.metadataJSON(metadata)
+        let texts = ["title": "A/B \"quoted\" \\ tab\tnew\nline \u{1} é 😀", "author": "Ann", "": "empty key"]
+        let json = IndexedFile.metadataJSON(texts.mapValues { .text($0) })
         let parsed = try #require(try JSONSerialization.jsonObject(with: Data(json.utf8)) as? [String: String])
-        #expect(parsed == metadata)
-        let foundation = try JSONSerialization.data(withJSONObject: metadata, options: [.sortedKeys])
+        #expect(parsed == texts)
+        let foundation = try JSONSerialization.data(withJSONObject: texts, options: [.sortedKeys])
         #expect(json == String(decoding: foundation, as: UTF8.self))
         #expect(IndexedFile.metadataJSON([:]) == "{}")
+        // Typed values stay typed: a page count is a number, a flag a boolean, keywords a list.
+        let typed = IndexedFile.metadataJSON(["pages": .integer(12), "encrypted": .boolean(false), "duration": .number(2.5),
+                                              "keywords": .list(["a", "b/c"]), "created": .text("2024-01-02T03:04:05Z")])
+        #expect(typed == #"{"created":"2024-01-02T03:04:05Z","duration":2.5,"encrypted":false,"keywords":["a","b\/c"],"pages":12}"#)
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(typed.utf8)) as? [String: Any])
+        #expect(object["pages"] as? Int == 12)
+        #expect(object["duration"] as? Double == 2.5)
+        #expect(object["keywords"] as? [String] == ["a", "b/c"])
     }
 }
