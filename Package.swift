@@ -262,6 +262,14 @@ let package = Package(
             name: "PostgresTests",
             dependencies: ["PostgresIndex", "Index", "TestSupport"]
         ),
+        // The viewer's routes, token and Host checks in process (HummingbirdTesting's router).
+        .testTarget(
+            name: "ViewerTests",
+            dependencies: ["Viewer", "DocentKit", "Engine", "Index", "FileAccess", "TestSupport",
+                           .product(name: "Hummingbird", package: "hummingbird"),
+                           .product(name: "HummingbirdTesting", package: "hummingbird"),
+                           .product(name: "HTTPTypes", package: "swift-http-types")]
+        ),
         .testTarget(name: "EngineTests", dependencies: ["Engine", "TestSupport", .product(name: "SystemPackage", package: "swift-system")]),
         .testTarget(name: "DocentCLITests", dependencies: ["FileAccess", "TestSupport"]),
         // The map kept true: every module's imports against this file and docs/ARCHITECTURE.md.

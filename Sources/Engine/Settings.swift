@@ -92,167 +92,109 @@ public struct Settings: Sendable, Equatable {
     }
 
     /// Lays the settings in `yaml` over these: roots and exclusions are added, limits replaced.
+    /// The file is decoded first (`SettingsFile`); every error names the file, the key and its line.
     public mutating func apply(_ yaml: String, file: String, home: String) throws(SettingsError) {
-        let object: Any?
-        do {
-            object = try Yams.load(yaml: yaml)
-        } catch {
-            throw SettingsError(file: file, message: "not valid YAML: \(error)")
+        guard let (decoded, root) = try SettingsFile.decode(yaml, file: file) else { return }
+        /// An error about the setting at `components` (keys, and indexes into lists).
+        func problem(_ components: [String], _ message: String) -> SettingsError {
+            SettingsError(file: file, line: SettingsFile.line(of: components, in: root), message: message)
         }
-        guard let object else { return }
-        guard let map = object as? [String: Any] else { throw SettingsError(file: file, message: "expected a mapping of settings") }
-        let known = ["roots", "exclude", "excludeDefaults", "markers", "limits", "viewers", "ocr", "index", "host", "poll", "battery", "opener"]
-        for key in map.keys where !known.contains(key) {
-            throw SettingsError(file: file, message: "unknown setting `\(key)` (known: \(known.joined(separator: ", ")))")
+        func positive(_ value: Double?, _ components: [String]) throws(SettingsError) -> Double? {
+            guard let value else { return nil }
+            guard value > 0 else { throw problem(components, "`\(SettingsFile.name(components))` must be a positive number") }
+            return value
         }
-        markers += try Self.strings(map["markers"], key: "markers", file: file)
-        for marker in markers where marker.isEmpty || marker.contains("/") || marker == "." || marker == ".." {
-            throw SettingsError(file: file, message: "`markers`: `\(marker)` is not a file name")
+        let newMarkers = decoded.markers ?? []
+        for (i, marker) in newMarkers.enumerated() where marker.isEmpty || marker.contains("/") || marker == "." || marker == ".." {
+            throw problem(["markers", String(i)], "`markers`: `\(marker)` is not a file name")
         }
-        if let value = map["poll"] {
-            guard let poll = value as? [String: Any] else { throw SettingsError(file: file, message: "`poll` must be a mapping") }
-            for key in poll.keys where !["interval", "paths"].contains(key) {
-                throw SettingsError(file: file, message: "unknown key `\(key)` in `poll` (known: interval, paths)")
+        markers += newMarkers
+        if let poll = decoded.poll {
+            if let interval = try positive(poll.interval, ["poll", "interval"]) { pollInterval = interval }
+            let paths = (poll.paths ?? []).map { Self.expandingTilde($0, home: home) }
+            for (i, path) in paths.enumerated() where !path.hasPrefix("/") {
+                throw problem(["poll", "paths", String(i)], "`poll.paths`: `\(path)` is not an absolute path")
             }
-            if let interval = poll["interval"] {
-                guard let seconds = Self.positiveNumber(interval) else { throw SettingsError(file: file, message: "`poll.interval` must be a positive number of seconds") }
-                pollInterval = seconds
-            }
-            pollPaths += try Self.strings(poll["paths"], key: "poll.paths", file: file).map { Self.expandingTilde($0, home: home) }
-            for path in pollPaths where !path.hasPrefix("/") {
-                throw SettingsError(file: file, message: "`poll.paths`: `\(path)` is not an absolute path")
-            }
+            pollPaths += paths
         }
-        if let value = map["battery"] {
-            guard let text = value as? String, ["defer", "run"].contains(text) else {
-                throw SettingsError(file: file, message: "`battery` must be defer or run")
-            }
-            deferOnBattery = text == "defer"
+        if let battery = decoded.battery {
+            guard ["defer", "run"].contains(battery) else { throw problem(["battery"], "`battery` must be defer or run") }
+            deferOnBattery = battery == "defer"
         }
-        if map["opener"] != nil {
-            opener = try Self.strings(map["opener"], key: "opener", file: file)
-            guard !opener.isEmpty else { throw SettingsError(file: file, message: "`opener` must be a command and its arguments") }
+        if let command = decoded.opener {
+            guard !command.isEmpty else { throw problem(["opener"], "`opener` must be a command and its arguments") }
+            opener = command
         }
-        if let value = map["index"] {
-            guard let text = value as? String, !text.isEmpty else {
-                throw SettingsError(file: file, message: "`index` must be a path or a postgresql:// address")
-            }
+        if let text = decoded.index {
+            guard !text.isEmpty else { throw problem(["index"], "`index` must be a path or a postgresql:// address") }
             if text.contains("://"), !(text.hasPrefix("postgresql://") || text.hasPrefix("postgres://")) {
-                throw SettingsError(file: file, message: "`index`: \(text) is not a postgresql:// address (nor a path)")
+                throw problem(["index"], "`index`: \(text) is not a postgresql:// address (nor a path)")
             }
             if let scheme = text.range(of: "://"), let at = text[scheme.upperBound...].firstIndex(of: "@"),
                text[scheme.upperBound..<at].contains(":") {
-                throw SettingsError(file: file, message: "`index` must not hold a password: put it in ~/.pgpass (PGPASSFILE) or a service file")
+                throw problem(["index"], "`index` must not hold a password: put it in ~/.pgpass (PGPASSFILE) or a service file")
             }
             index = text.contains("://") ? text : Self.expandingTilde(text, home: home)
         }
-        if let value = map["host"] {
-            guard let text = value as? String, !text.isEmpty, !text.contains("/"), !text.contains(where: \.isWhitespace) else {
-                throw SettingsError(file: file, message: "`host` must be a name without spaces or slashes")
+        if let text = decoded.host {
+            guard !text.isEmpty, !text.contains("/"), !text.contains(where: \.isWhitespace) else {
+                throw problem(["host"], "`host` must be a name without spaces or slashes")
             }
             host = text
         }
-        if let value = map["ocr"] { ocr = try Self.ocr(value, file: file) }
-        if let value = map["viewers"] {
-            guard let list = value as? [Any] else { throw SettingsError(file: file, message: "`viewers` must be a list") }
-            viewers += try list.enumerated().map { (index, item) throws(SettingsError) in try Self.viewer(item, index: index, file: file) }
-        }
-        if let value = map["excludeDefaults"] {
-            guard let keep = value as? Bool else { throw SettingsError(file: file, message: "`excludeDefaults` must be true or false") }
-            if !keep { exclude = [] }
-        }
-        roots += try Self.strings(map["roots"], key: "roots", file: file).map { Self.expandingTilde($0, home: home) }
-        exclude += try Self.strings(map["exclude"], key: "exclude", file: file)
-        if let value = map["limits"] {
-            guard let limits = value as? [String: Any] else { throw SettingsError(file: file, message: "`limits` must be a mapping") }
-            for (key, value) in limits {
-                guard let number = Self.positiveNumber(value) else { throw SettingsError(file: file, message: "`limits.\(key)` must be a positive number") }
-                switch key {
-                case "readBytes": readBytes = Int(number)
-                case "textBytes": textBytes = Int(number)
-                case "documentReadBytes": documentReadBytes = Int(number)
-                case "documentSeconds": documentSeconds = number
-                case "documentMemoryBytes": documentMemoryBytes = Int(number)
-                default:
-                    throw SettingsError(file: file, message: "unknown limit `\(key)` (known: readBytes, textBytes, documentReadBytes, documentSeconds, documentMemoryBytes)")
-                }
+        if let value = decoded.ocr { ocr = try Self.ocr(value, problem: problem) }
+        for (i, item) in (decoded.viewers ?? []).enumerated() {
+            let place = "viewers[\(i)]"
+            guard !item.types.isEmpty else { throw problem(["viewers", String(i), "types"], "`\(place).types` must list at least one type") }
+            guard !item.command.isEmpty else {
+                throw problem(["viewers", String(i), "command"], "`\(place).command` must be a command and its arguments")
             }
+            var viewer = ExternalViewer(types: item.types, command: item.command)
+            if let output = item.output {
+                guard let value = ExternalViewer.Output(rawValue: output) else {
+                    throw problem(["viewers", String(i), "output"], "`\(place).output` must be plain-text or markdown")
+                }
+                viewer.output = value
+            }
+            if let seconds = try positive(item.seconds, ["viewers", String(i), "seconds"]) { viewer.seconds = seconds }
+            if let bytes = try positive(item.outputBytes, ["viewers", String(i), "outputBytes"]) { viewer.outputBytes = Int(bytes) }
+            viewers.append(viewer)
+        }
+        if decoded.excludeDefaults == false { exclude = [] }
+        roots += (decoded.roots ?? []).map { Self.expandingTilde($0, home: home) }
+        exclude += decoded.exclude ?? []
+        if let limits = decoded.limits {
+            if let value = try positive(limits.readBytes, ["limits", "readBytes"]) { readBytes = Int(value) }
+            if let value = try positive(limits.textBytes, ["limits", "textBytes"]) { textBytes = Int(value) }
+            if let value = try positive(limits.documentReadBytes, ["limits", "documentReadBytes"]) { documentReadBytes = Int(value) }
+            if let value = try positive(limits.documentSeconds, ["limits", "documentSeconds"]) { documentSeconds = value }
+            if let value = try positive(limits.documentMemoryBytes, ["limits", "documentMemoryBytes"]) { documentMemoryBytes = Int(value) }
         }
     }
 
     /// `ocr`: `enabled` (true or false) and `languages` (Tesseract's names, each with its
     /// language data installed).
-    static func ocr(_ value: Any, file: String) throws(SettingsError) -> OCRSettings? {
-        guard let map = value as? [String: Any] else { throw SettingsError(file: file, message: "`ocr` must be a mapping") }
-        for key in map.keys where !["enabled", "languages"].contains(key) {
-            throw SettingsError(file: file, message: "unknown key `\(key)` in `ocr` (known: enabled, languages)")
-        }
-        guard let enabled = map["enabled"] as? Bool else { throw SettingsError(file: file, message: "`ocr.enabled` must be true or false") }
+    static func ocr(_ value: SettingsFile.OCR, problem: ([String], String) -> SettingsError) throws(SettingsError) -> OCRSettings? {
         var settings = OCRSettings()
-        if map["languages"] != nil {
-            settings.languages = try strings(map["languages"], key: "ocr.languages", file: file)
-            guard !settings.languages.isEmpty,
-                  settings.languages.allSatisfy({ !$0.isEmpty && $0.allSatisfy { $0.isLetter || $0.isNumber || $0 == "_" } }) else {
-                throw SettingsError(file: file, message: "`ocr.languages` must list Tesseract language names, such as [eng, deu]")
+        if let languages = value.languages {
+            guard !languages.isEmpty,
+                  languages.allSatisfy({ !$0.isEmpty && $0.allSatisfy { $0.isLetter || $0.isNumber || $0 == "_" } }) else {
+                throw problem(["ocr", "languages"], "`ocr.languages` must list Tesseract language names, such as [eng, deu]")
             }
+            settings.languages = languages
         }
-        guard enabled else { return nil }
+        guard value.enabled else { return nil }
         // Tesseract's data directory: $TESSDATA_PREFIX, else where Debian's packages put it.
         let data = ProcessInfo.processInfo.environment["TESSDATA_PREFIX"] ?? "/usr/share/tesseract-ocr/5/tessdata"
         for language in settings.languages where !FileManager.default.fileExists(atPath: "\(data)/\(language).traineddata") {
-            throw SettingsError(file: file, message: "no Tesseract language data for `\(language)` in \(data): install Debian's tesseract-ocr-\(language.replacingOccurrences(of: "_", with: "-").lowercased())")
+            throw problem(["ocr", "languages"], "no Tesseract language data for `\(language)` in \(data): install Debian's tesseract-ocr-\(language.replacingOccurrences(of: "_", with: "-").lowercased())")
         }
         return settings
-    }
-
-    /// One entry of `viewers`: `types` and `command` (non-empty lists of text), `output`
-    /// (`plain-text` or `markdown`), `seconds` and `outputBytes` (positive numbers).
-    static func viewer(_ item: Any, index: Int, file: String) throws(SettingsError) -> ExternalViewer {
-        let place = "viewers[\(index)]"
-        guard let map = item as? [String: Any] else { throw SettingsError(file: file, message: "`\(place)` must be a mapping") }
-        let known = ["types", "command", "output", "seconds", "outputBytes"]
-        for key in map.keys where !known.contains(key) {
-            throw SettingsError(file: file, message: "unknown key `\(key)` in `\(place)` (known: \(known.joined(separator: ", ")))")
-        }
-        let types = try strings(map["types"], key: place + ".types", file: file)
-        let command = try strings(map["command"], key: place + ".command", file: file)
-        guard !types.isEmpty else { throw SettingsError(file: file, message: "`\(place).types` must list at least one type") }
-        guard !command.isEmpty else { throw SettingsError(file: file, message: "`\(place).command` must be a command and its arguments") }
-        var viewer = ExternalViewer(types: types, command: command)
-        if let output = map["output"] {
-            guard let text = output as? String, let value = ExternalViewer.Output(rawValue: text) else {
-                throw SettingsError(file: file, message: "`\(place).output` must be plain-text or markdown")
-            }
-            viewer.output = value
-        }
-        for key in ["seconds", "outputBytes"] {
-            guard let value = map[key] else { continue }
-            guard let number = positiveNumber(value) else { throw SettingsError(file: file, message: "`\(place).\(key)` must be a positive number") }
-            if key == "seconds" { viewer.seconds = number } else { viewer.outputBytes = Int(number) }
-        }
-        return viewer
     }
 
     /// The viewers' groups, under this configuration's budgets.
     public var viewerGroups: [DocumentGroup] {
         viewers.map { $0.group(defaultSeconds: documentSeconds * 0.9, defaultOutputBytes: textBytes) }
-    }
-
-    /// A YAML integer or real above zero.
-    static func positiveNumber(_ value: Any) -> Double? {
-        let number = (value as? Int).map(Double.init) ?? (value as? Double) ?? -1
-        return number > 0 ? number : nil
-    }
-
-    static func strings(_ value: Any?, key: String, file: String) throws(SettingsError) -> [String] {
-        guard let value else { return [] }
-        guard let list = value as? [Any] else { throw SettingsError(file: file, message: "`\(key)` must be a list") }
-        var out: [String] = []
-        for item in list {
-            guard let text = item as? String else { throw SettingsError(file: file, message: "every entry of `\(key)` must be text") }
-            out.append(text)
-        }
-        return out
     }
 
     static func expandingTilde(_ path: String, home: String) -> String {
@@ -262,9 +204,17 @@ public struct Settings: Sendable, Equatable {
     }
 }
 
-/// A settings file could not be used.
+/// A settings file could not be used: which file, at which line, and what is wrong, naming
+/// the key (`file:line: message`, as compilers say it).
 public struct SettingsError: Error, Sendable, CustomStringConvertible {
     public var file: String
+    /// The line of the key or value at fault (1-based), when known.
+    public var line: Int?
     public var message: String
-    public var description: String { "\(file): \(message)" }
+
+    public init(file: String, line: Int? = nil, message: String) {
+        (self.file, self.line, self.message) = (file, line, message)
+    }
+
+    public var description: String { line.map { "\(file):\($0): \(message)" } ?? "\(file): \(message)" }
 }

@@ -98,6 +98,8 @@ extension ViewerServer {
             everything.ranked = false  // the set is compared, not its order
             let all = everything
             var matching = Set(((try? await offPool { try index.search(all) }) ?? []).map(\.id))
+            // The set later commits are compared with is taken: from here on, every new match is sent.
+            continuation.yield(ServerSentEvent(name: "ready", data: "\(matching.count)"))
             for await _ in updates {
                 guard let now = try? await offPool({ try index.search(all) }) else { continue }
                 let ids = Set(now.map(\.id))

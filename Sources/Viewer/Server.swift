@@ -31,13 +31,10 @@ struct ViewerServer: Sendable {
 
     /// Runs until SIGINT or SIGTERM; `started` gets the bound port once the server listens.
     func run(logger: Logger, started: @escaping @Sendable (Int) -> Void) async throws {
-        let names = Self.names(for: bind)
-        let router = Router()
         // The guard needs the port, which is known only once bound when asked for port 0:
         // it reads it from a box filled in before the first request can arrive.
         let boundPort = Locked(port)
-        router.add(middleware: AccessGuard(token: token, port: boundPort, names: names))
-        routes(router)
+        let router = router(boundPort: boundPort)
         let app = Application(
             router: router,
             configuration: .init(address: .hostname(bind, port: port), serverName: nil, reuseAddress: true),
@@ -50,6 +47,14 @@ struct ViewerServer: Sendable {
         try await app.runService(gracefulShutdownSignals: [.sigterm, .sigint])
         commits.stop()
         statusChanges.stop()
+    }
+
+    /// Every route, behind the guard (tests run it in process with HummingbirdTesting).
+    func router(boundPort: Locked<Int>) -> Router<BasicRequestContext> {
+        let router = Router()
+        router.add(middleware: AccessGuard(token: token, port: boundPort, names: Self.names(for: bind)))
+        routes(router)
+        return router
     }
 
     /// The names a `Host` header may carry: the loopback names for a loopback address, else

@@ -49,7 +49,7 @@ struct PauseBatteryMountTests {
         }
         try FileManager.default.removeItem(atPath: fixture.root + "/docs/before29.txt")
         try FileManager.default.moveItem(atPath: fixture.root + "/docs/before28.txt", toPath: fixture.root + "/docs/renamed.txt")
-        usleep(500_000)
+        usleep(500_000)  // a bounded observation is the test: the last changes' events had time to wake it, and did not
         let used = cpuTicks(pid) - before
         #expect(used == 0, "the paused watcher used \(used) clock ticks of CPU while \(i) files changed")
         // Not one thread woke: no timer, no poll (libdispatch's once-a-second pool monitor was one).
@@ -93,7 +93,10 @@ struct PauseBatteryMountTests {
         #expect((try fixture.status()["deferred"] as? String)?.contains("battery") == true)
         try fixture.write("docs/live.txt", "meridian live")
         #expect(try fixture.eventually { try fixture.search("meridian") == ["docs/live.txt"] }, "a single change is applied on battery")
+        // A bounded observation is the test: on battery the reconcile does not run, which only a
+        // span can show; the state stays "deferred" throughout it.
         usleep(1_000_000)
+        #expect(try fixture.status()["state"] as? String == "deferred")
         #expect(try fixture.search("meridian") == ["docs/live.txt"], "the reconcile waited")
 
         // Plugged in: the reconcile runs.
@@ -139,7 +142,7 @@ struct PauseBatteryMountTests {
         #expect(try fixture.eventually(10) { try fixture.indexed().count == 6 }, "\(fixture.log)")
         #expect(Self.shell(["/bin/fusermount", "-u", fixture.root]) == 0)
         #expect(try fixture.eventually { (try fixture.status()["polled"] as? [[String: Any]])?.first?["mounted"] as? Bool == false }, "\(fixture.log)")
-        usleep(1_500_000)
+        usleep(1_500_000)  // a bounded observation is the test: longer than the poll interval, and no row went
         #expect(try fixture.indexed().count == 6, "rows kept while the root is unmounted")
         #expect(Self.shell(["/usr/bin/bindfs", source, fixture.root]) == 0)
         _ = try fixture.dir.write("server/doc10.txt", "nebula after the remount")
@@ -182,7 +185,7 @@ struct PauseBatteryMountTests {
         // Unmounted: the share's rows stay, and it is listed as unmounted.
         #expect(Self.shell(["/bin/fusermount", "-u", share]) == 0)
         #expect(try fixture.eventually { (try fixture.status()["polled"] as? [[String: Any]])?.first?["mounted"] as? Bool == false })
-        usleep(2_500_000)  // a poll interval: nothing is polled, nothing removed
+        usleep(2_500_000)  // a bounded observation is the test: a poll interval passes, nothing is polled, nothing removed
         #expect(try fixture.search("quasar").count == 11, "rows kept while unmounted")
 
         // Mounted again (another FUSE mount first, so the device number changes): nothing read again.
@@ -194,7 +197,7 @@ struct PauseBatteryMountTests {
         #expect(Self.shell(["/usr/bin/bindfs", source, share]) == 0)
         #expect(try fixture.eventually { (try fixture.status()["polled"] as? [[String: Any]])?.first?["mounted"] as? Bool == true })
         #expect(try fixture.eventually { try fixture.status()["state"] as? String == "watching" && fixture.indexed().count == 11 })
-        usleep(2_500_000)  // a poll after the remount
+        usleep(2_500_000)  // a bounded observation is the test: a poll after the remount passes, and reads nothing again
         let after = String(fixture.log.dropFirst(logBefore))
         #expect(after.contains("applied"), "\(after)")
         #expect(after.range(of: #"[1-9][0-9]* read"#, options: .regularExpression) == nil, "a remount read files again: \(after)")

@@ -38,7 +38,7 @@ final class ServeTests: WatchFixture {
         return Int(match.output[1].substring!)!
     }
 
-    @Test("Only 127.0.0.1, only with the token (then a cookie), only for its own Host; strict headers; ids, never paths")
+    @Test("Only 127.0.0.1, through a real socket: the token, strict headers, an SVG only as an image, ids never paths")
     func safety() throws {
         try write("notes/plan.txt", "the quarterly plan")
         try write("notes/<script>alert(1)<\\script>.txt", "quarterly hostile name")
@@ -53,30 +53,14 @@ final class ServeTests: WatchFixture {
         let listening = table.split(separator: "\n").filter { $0.contains(":\(hexPort) ") && $0.split(separator: " ")[3] == "0A" }
         #expect(!listening.isEmpty && listening.allSatisfy { $0.split(separator: " ")[1] == "0100007F:\(hexPort)" })
 
-        // No token, a wrong one: refused. The right one: a cookie, and the token leaves the address.
+        // The token, its cookie, the Host and Sec-Fetch-Site checks and traversal are tested in
+        // process (ViewerTests); here, once, through the real socket: the token becomes a cookie.
         #expect(try http.get("/").status == 401)
-        #expect(try http.get("/?token=" + String(repeating: "0", count: 64)).status == 401)
-        #expect(try http.get("/", cookie: "docent-\(http.port)=" + String(repeating: "1", count: 64)).status == 401)
         let first = try http.get("/?q=plan&token=\(token)")
         #expect(first.status == 303 && first.headers["location"] == "/?q=plan")
-        let setCookie = try #require(first.headers["set-cookie"])
-        #expect(setCookie.contains("docent-\(http.port)=\(token)") && setCookie.contains("HttpOnly") && setCookie.contains("SameSite=Strict"))
         #expect(try get("/?q=plan").status == 200)
-
-        // DNS rebinding: a page of evil.example that resolves to 127.0.0.1 sends its own Host.
         #expect(try http.get("/", cookie: cookie, headers: ["Host": "evil.example:\(http.port)"]).status == 421)
-        #expect(try http.get("/", cookie: cookie, headers: ["Host": "127.0.0.1:1"]).status == 421)
-        #expect(try http.get("/", cookie: cookie, headers: ["Host": "localhost:\(http.port)"]).status == 200)
-        #expect(try http.get("/", cookie: cookie, headers: ["Sec-Fetch-Site": "cross-site"]).status == 403)
-
-        // Paths from the URL are never files: traversal, encoded or not, finds nothing.
-        for target in ["/raw/../../../../etc/passwd", "/raw/%2e%2e%2f%2e%2e%2fetc%2fpasswd", "/doc/..%2F..%2Fetc%2Fpasswd",
-                       "/static/../../../etc/passwd", "/export/1/../../../etc/passwd?as=txt", "/etc/passwd", "//etc/passwd",
-                       "/raw/\(root)/notes/plan.txt", "/doc/99999"] {
-            let response = try get(target)
-            #expect(response.status == 404 || response.status == 400, "\(target): \(response.status)")
-            #expect(!response.text.contains("root:x:0:0"))
-        }
+        #expect(try get("/raw/../../../../etc/passwd").status == 404)
 
         // Pages: a strict policy, no inline script at all, and a file's name as text.
         let page = try get("/?q=quarterly")
@@ -152,7 +136,7 @@ final class ServeTests: WatchFixture {
         let log = try id(of: "log.txt", query: "comets")
         let preview = try http.stream("/events/preview/\(log)", cookie: cookie)
         let results = try http.stream("/events/search?q=comets", cookie: cookie)
-        usleep(300_000)  // both streams subscribed
+        #expect(results.next("ready") != nil, "the results stream never said it was following")
 
         // The preview as it is when followed, then as the disk changes.
         #expect(try #require(preview.next("preview")).contains("first entry about comets"))

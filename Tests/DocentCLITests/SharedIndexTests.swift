@@ -126,7 +126,7 @@ struct SharedIndexTests {
         // While the server is down: changes keep coming.
         for i in 0..<20 { try FileManager.default.removeItem(atPath: root + "/old/\(i).txt") }
         for i in 20..<40 { try host.write("old/\(i).txt", "edited \(i) while the server was down") }
-        sleep(2)
+        sleep(2)  // the outage goes on for two seconds while changes wait: the point of the test, not a hope
         try server.start()
         #expect(try host.settled(180), "\(host.log)")
         #expect(try host.own().count == 3030)
@@ -175,7 +175,7 @@ struct SharedIndexTests {
 
         // The server restarts: the live query connects again and goes on hearing commits.
         try server.stop()
-        sleep(1)
+        sleep(1)  // an outage of a second, as a restart makes: the point of the test, not a hope
         try server.start()
         try beta.write("five.txt", "tea again")
         let after = live.nextObject(within: 90)
@@ -215,7 +215,7 @@ struct SharedIndexTests {
 
         // Another host's commit reaches the live results.
         let results = try http.stream("/events/search?q=comets", cookie: cookie)
-        usleep(300_000)  // subscribed
+        #expect(results.next("ready") != nil, "the results stream never said it was following")
         try beta.write("later.txt", "comets again")
         #expect(try Docent.run(["index", beta.root], environment: beta.env).status == 0)
         let added = try #require(results.next("results"))
@@ -243,7 +243,7 @@ struct SharedIndexTests {
         let deadline = Date().addingTimeInterval(60)
         while Date() < deadline, (Int((try? server.psql("SELECT count(*) FROM docent_files")) ?? "0") ?? 0) < 200 { usleep(20_000) }
         try server.stop()
-        sleep(2)
+        sleep(2)  // an outage of two seconds in the middle of the run: the point of the test, not a hope
         try server.start()
         let output = out.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()

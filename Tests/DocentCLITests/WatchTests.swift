@@ -120,6 +120,8 @@ final class WatchTests: WatchFixture {
         let pid = try #require(watcher?.processIdentifier)
         #expect(eventually(10) { childProcesses(of: pid).isEmpty }, "the idle helper was not ended: \(childProcesses(of: pid))")
         let sleeping = quietWakeups(pid)
+        // A bounded observation is the test: idleness is only seen over a span. Five seconds
+        // hold five ticks of the once-a-second timers this regression was about.
         usleep(5_000_000)
         #expect(woke(sleeping, wakeups(pid)).isEmpty, "threads that woke with nothing to do: \(woke(sleeping, wakeups(pid)))")
         // And it still hears the next change.

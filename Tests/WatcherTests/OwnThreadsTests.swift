@@ -16,7 +16,8 @@ struct OwnThreadsTests {
         OwnThreads.after(.milliseconds(200)) { fired.withLock { $0.append(2) } }
         OwnThreads.cancel(cancelled)
         #expect(done.wait(timeout: .now() + 10) == .success)
-        usleep(100_000)  // past the cancelled one's deadline too
+        // The one alarm thread runs them in deadline order: when the last has gone off, every
+        // earlier deadline (the cancelled one's too) has passed.
         #expect(fired.withLock { $0 } == [1, 2, 3])
     }
 
@@ -27,7 +28,7 @@ struct OwnThreadsTests {
         OwnThreads.concurrentPerform(iterations: 4) { i in
             seen.withLock { $0[i, default: 0] += 1 }
             threads.withLock { _ = $0.insert("\(pthread_self())") }
-            usleep(50_000)  // long enough that the four overlap
+            usleep(50_000)  // work that takes time, so the four run at once: the test is that they do
         }
         #expect(seen.withLock { $0 } == [0: 1, 1: 1, 2: 1, 3: 1])
         #expect(threads.withLock { $0.count } == 4)
