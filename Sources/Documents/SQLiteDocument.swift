@@ -28,14 +28,34 @@ public struct SQLiteDocument: FileDocument, DocumentMetadataProviding {
 
     public init(configuration: ReadConfiguration) throws {
         guard let path = configuration.file.filePath?.string else { throw DocumentReadError("a database is read from disk") }
+        // The database is read from the file as it was opened for classifying it, mapped
+        // (never the path again: SQLite would open it a second time, perhaps another file by
+        // then). One larger than the read limit is opened by SQLite, immutable, by its path.
+        let file = try? configuration.file.readOnlyFile()
+        let mapped = file.flatMap { file in
+            (try? configuration.file.mappedContents()).flatMap { $0.count == Int(file.status.size) ? $0 : nil }
+        }
         var database: OpaquePointer?
-        let uri = "file:" + Self.escaped(path) + "?immutable=1"
-        guard sqlite3_open_v2(uri, &database, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI, nil) == SQLITE_OK, let database else {
+        let opened: Int32
+        if let mapped {
+            opened = sqlite3_open_v2(":memory:", &database, SQLITE_OPEN_READWRITE, nil) == SQLITE_OK
+                ? mapped.withUnsafeBytes { bytes in
+                    // READONLY: SQLite never writes to the buffer (a read-only mapping) nor frees it.
+                    sqlite3_deserialize(database, "main", UnsafeMutablePointer(mutating: bytes.bindMemory(to: UInt8.self).baseAddress),
+                                        Int64(bytes.count), Int64(bytes.count), UInt32(SQLITE_DESERIALIZE_READONLY))
+                }
+                : SQLITE_CANTOPEN
+        } else {
+            let uri = "file:" + Self.escaped(path) + "?immutable=1"
+            opened = sqlite3_open_v2(uri, &database, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI, nil)
+        }
+        guard opened == SQLITE_OK, let database else {
             let message = database.map { String(cString: sqlite3_errmsg($0)) } ?? "cannot open"
             sqlite3_close(database)
             throw DocumentReadError("not a readable SQLite database: \(message)")
         }
-        defer { sqlite3_close(database) }
+        // The mapping outlives the connection that reads it.
+        defer { withExtendedLifetime(mapped) { _ = sqlite3_close(database) } }
         var problems: [DocumentProblem] = []
         var objects: [Object] = []
         do {
