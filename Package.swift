@@ -270,7 +270,7 @@ let package = Package(
                            .product(name: "HummingbirdTesting", package: "hummingbird"),
                            .product(name: "HTTPTypes", package: "swift-http-types")]
         ),
-        .testTarget(name: "EngineTests", dependencies: ["Engine", "TestSupport", .product(name: "SystemPackage", package: "swift-system")]),
+        .testTarget(name: "EngineTests", dependencies: ["Engine", "FileAccess", "Index", "Watcher", "TestSupport", .product(name: "SystemPackage", package: "swift-system")]),
         .testTarget(name: "DocentCLITests", dependencies: ["FileAccess", "TestSupport"]),
         // The map kept true: every module's imports against this file and docs/ARCHITECTURE.md.
         .testTarget(name: "PackageTests"),

@@ -21,23 +21,17 @@ public final class WatchService: Sendable {
     private let logger: Logger
     private let inbox = ChangeInbox()
     private let stopped = Atomic<Bool>(false)
-    private let reconciled = Atomic<Bool>(false)
-    private let applying = Atomic<Bool>(false)
-    /// How many changes the batch being applied holds: still pending until it is written (a
-    /// status read while a failed batch was tried again said 0 changes kept).
-    private let inHand = Atomic<Int>(0)
+    // Each part of the state has one writer: the loop's report the applying thread (after
+    // each step of its `WatchLoop`), the controls `reconsider()`, the watcher's statistics
+    // the watcher's thread. The status is composed from them under its lock.
+    private let loopReport = Locked(WatchLoop.Report())
+    private let controls = Locked(WatchControls())
     private let status: Locked<WatchStatus>
-    private let statusWrite = Locked(ContinuousClock.now)
+    private let throttle = Locked(StatusThrottle())
     private let watcherDone = DispatchSemaphore(value: 0)
     private let onStatus: (@Sendable (WatchStatus) -> Void)?
     /// Wakes a pause after a storage failure early, when the service stops.
     private let pause = DispatchSemaphore(value: 0)
-    /// Storage failures in a row (written by the applying thread).
-    private let storageFailures = Atomic<Int>(0)
-    /// Why work stops or waits: `docent pause`, the battery (see `reconsider()`).
-    private let controls = Locked(Controls())
-    /// Rescans put off while on battery.
-    private let deferredRescans = Atomic<Int>(0)
     /// Whether a status write held back by the rate limit is scheduled.
     private let trailingWrite = Atomic<Bool>(false)
     private let settings: Settings
@@ -69,9 +63,8 @@ public final class WatchService: Sendable {
         box.service = self
     }
 
-    /// Runs until `stop()`: watches set up first, then the reconcile, then live changes.
-    /// Paused (`docent pause`), nothing is read or compared; on battery (`battery: defer`), the
-    /// reconcile and rescans wait for mains power while single changes are still applied.
+    /// Runs until `stop()`: watches set up first, then the reconcile, then live changes, each
+    /// step as `WatchLoop` decides it.
     public func run() throws {
         watcher.setUp()
         let watcher = self.watcher, done = watcherDone
@@ -93,71 +86,56 @@ public final class WatchService: Sendable {
             power.follow { [weak self] in self?.reconsider() }
         }
         // Cached previews of files that changed while nobody watched are made again.
-        let refresher = previews.map {
-            PreviewRefresher(cache: $0, opener: live.indexer.opener)
+        let refresher = previews.map { PreviewRefresher(cache: $0, opener: live.indexer.opener) }
+        var loop = WatchLoop()
+        func publish() {
+            loopReport.withLock { $0 = loop.report }
+            refreshState()
         }
-        var held: [FileChange] = []  // rescans put off on battery
         while !stopped.load(ordering: .acquiring) {
-            let (paused, onBattery) = controls.withLock { ($0.paused != nil, $0.onBattery) }
-            if paused {
-                refreshState()
-                inbox.wait()  // `reconsider()` wakes it
-                continue
-            }
-            if !reconciled.load(ordering: .acquiring), !onBattery {
-                guard let summary = try retryingStorage({ try live.indexer.run(roots: roots.filter { (try? FileStatus.lstat($0))?.kind == .directory }) })
+            let controls = self.controls.withLock { $0 }
+            switch loop.next(controls, inbox: inbox.count, settling: watcher.statistics.pending) {
+            case .sleep:
+                publish()
+                inbox.wait()
+            case .lookAgain(let delay):
+                publish()
+                inbox.wait(for: delay)
+            case .reconcile:
+                publish()
+                guard let summary = try retryingStorage(&loop, { try live.indexer.run(roots: roots.filter { (try? FileStatus.lstat($0))?.kind == .directory }) })
                 else { return }
                 logger.info("reconciled: \(summary.files) files, \(summary.indexed) read, \(summary.unchanged) unchanged, \(summary.moved) moved, \(summary.removed) removed in \(String(format: "%.2f", summary.seconds)) s")
                 update { $0.files = (try? self.live.indexer.index.count()) ?? $0.files }
                 if let refresher { log(refresher.apply(roots.map { .rescan($0) }), "cached previews checked") }
-                reconciled.store(true, ordering: .releasing)
-                continue
-            }
-            refreshState()
-            if watcher.statistics.pending > 0 {
-                // Changes settle in the watcher and may come to nothing (a file made and removed
-                // within the settle time): look again shortly, so the state does not stay
-                // "indexing" with nothing on its way. With nothing pending, wait for news alone.
-                _ = inbox.wait(timeout: .now() + .milliseconds(250))
-                if inbox.count == 0, held.isEmpty || onBattery { continue }
-            } else if held.isEmpty || onBattery {
-                inbox.wait()
-            }
-            if controls.withLock({ $0.paused != nil }) { continue }
-            applying.store(true, ordering: .releasing)
-            defer { applying.store(false, ordering: .releasing) }
-            var changes = inbox.takeAll()
-            if controls.withLock({ $0.onBattery }) {
-                // Each directory's rescan is held once, however many polls or overflows asked for it.
-                for change in changes { if case .rescan = change, !held.contains(change) { held.append(change) } }
-                changes.removeAll { if case .rescan = $0 { true } else { false } }
-            } else if !held.isEmpty {
-                changes = held + changes
-                held.removeAll()
-            }
-            deferredRescans.store(held.count, ordering: .releasing)
-            guard !changes.isEmpty else { continue }
-            inHand.store(changes.count, ordering: .releasing)
-            refreshState()
-            let applied: LiveSummary
-            do {
-                applied = try live.apply(changes)
-                inHand.store(0, ordering: .releasing)
-                if storageFailures.load(ordering: .acquiring) > 0 { recovered() }
-            } catch let error as IndexError where error.isStorage {
-                // Nothing of the failed batch was written (a transaction rolls back whole);
-                // the changes wait in front of any newer ones and are tried again, later and later.
-                inbox.putBack(changes)
-                inHand.store(0, ordering: .releasing)
-                waitAfterStorageFailure(error)
-                inbox.wake()  // what was put back is due now, whether or not anything new came
-                continue
-            }
-            logger.debug("applied \(changes.count) changes: \(applied.read) read, \(applied.removed) removed, \(applied.moved) moved")
-            if let refresher { log(refresher.apply(changes), "cached previews") }
-            update {
-                $0.files = (try? self.live.indexer.index.count()) ?? $0.files
-                $0.lastApplied = Date().timeIntervalSince1970
+                loop.reconciled()
+            case .applyBatch:
+                let changes = loop.batch(from: inbox.takeAll(), onBattery: controls.onBattery)
+                guard !changes.isEmpty else { continue }
+                loop.applying(changes.count)
+                publish()
+                defer {
+                    loop.applying(0)
+                    publish()
+                }
+                let applied: LiveSummary
+                do {
+                    applied = try live.apply(changes)
+                    worked(&loop)
+                } catch let error as IndexError where error.isStorage {
+                    // Nothing of the failed batch was written (a transaction rolls back whole);
+                    // the changes wait in front of any newer ones and are tried again, later and later.
+                    inbox.putBack(changes)
+                    loop.applying(0)
+                    waitAfterStorageFailure(error, &loop)
+                    continue
+                }
+                logger.debug("applied \(changes.count) changes: \(applied.read) read, \(applied.removed) removed, \(applied.moved) moved")
+                if let refresher { log(refresher.apply(changes), "cached previews") }
+                update {
+                    $0.files = (try? self.live.indexer.index.count()) ?? $0.files
+                    $0.lastApplied = Date().timeIntervalSince1970
+                }
             }
         }
     }
@@ -171,24 +149,17 @@ public final class WatchService: Sendable {
     /// Called at start, on SIGUSR2 (`docent pause`/`resume` send it), at a pause's end, and
     /// when a power supply changes.
     public func reconsider() {
-        var reason: String?
-        if let request = PauseRequest.read(from: pausePath) {
-            let now = Date().timeIntervalSince1970
-            if let until = request.until {
-                if until > now {
-                    reason = "paused by `docent pause` until \(PauseRequest.clock(until))"
-                    OwnThreads.after(.milliseconds(Int64((until - now) * 1000) + 50)) { [weak self] in self?.reconsider() }
-                }
-            } else {
-                reason = "paused by `docent pause` (`docent resume` resumes)"
-            }
+        let now = Date().timeIntervalSince1970
+        let (new, lookAgainAt) = WatchControls.of(PauseRequest.read(from: pausePath), now: now,
+                                                  onBattery: settings.deferOnBattery && power.onBattery)
+        if let lookAgainAt {
+            OwnThreads.after(.milliseconds(Int64((lookAgainAt - now) * 1000))) { [weak self] in self?.reconsider() }
         }
-        let onBattery = settings.deferOnBattery && power.onBattery
         let before = controls.withLock { controls in
-            defer { controls = Controls(paused: reason, onBattery: onBattery) }
+            defer { controls = new }
             return controls
         }
-        if reason != nil {
+        if new.paused != nil {
             live.indexer.gate.close()
             watcher.pause()
             HelperPool.hold(true)
@@ -197,9 +168,9 @@ public final class WatchService: Sendable {
             live.indexer.gate.open()
             watcher.resume()
         }
-        if before.paused != reason { logger.info("\(reason ?? "resumed")") }
-        if before.onBattery != onBattery {
-            logger.info(onBattery ? "on battery: the reconcile and rescans wait for mains power" : "on mains power: deferred work goes on")
+        if before.paused != new.paused { logger.info("\(new.paused ?? "resumed")") }
+        if before.onBattery != new.onBattery {
+            logger.info(new.onBattery ? "on battery: the reconcile and rescans wait for mains power" : "on mains power: deferred work goes on")
         }
         inbox.wake()
         refreshState()
@@ -219,36 +190,39 @@ public final class WatchService: Sendable {
     /// Runs `body` until the index's disk takes its writes: on a storage failure (full,
     /// read-only, over quota) it says so in the status and the log and tries again after
     /// a growing pause. Nil when stopped meanwhile.
-    private func retryingStorage<T>(_ body: () throws -> T) throws -> T? {
+    private func retryingStorage<T>(_ loop: inout WatchLoop, _ body: () throws -> T) throws -> T? {
         while !stopped.load(ordering: .acquiring) {
             do {
                 let result = try body()
-                if storageFailures.load(ordering: .acquiring) > 0 { recovered() }
+                worked(&loop)
                 return result
             } catch let error as IndexError where error.isStorage {
-                waitAfterStorageFailure(error)
+                waitAfterStorageFailure(error, &loop)
             }
         }
         return nil
     }
 
     /// Records the failure (status "waiting", the problem, the pending changes kept) and
-    /// waits 0.5 s, then 1, 2, 4 … up to 30 s, or until stopped.
-    private func waitAfterStorageFailure(_ error: IndexError) {
-        let failures = storageFailures.add(1, ordering: .acquiringAndReleasing).newValue
-        let delay = min(30.0, 0.5 * pow(2.0, Double(min(failures - 1, 6))))
-        let message = "\(error); \(inbox.count + watcher.statistics.pending) changes kept, trying again in \(String(format: "%g", delay)) s"
-        if failures == 1 || delay >= 30 { logger.error("\(message)") } else { logger.warning("\(message)") }
+    /// waits as long as the loop says, or until stopped.
+    private func waitAfterStorageFailure(_ error: IndexError, _ loop: inout WatchLoop) {
+        let delay = loop.storageFailed()
+        let seconds = Double(delay.components.seconds) + Double(delay.components.attoseconds) / 1e18
+        let kept = inbox.count + watcher.statistics.pending
+        let message = "\(error); \(kept) changes kept, trying again in \(String(format: "%g", seconds)) s"
+        if loop.report.storageFailures == 1 || delay >= .seconds(30) { logger.error("\(message)") } else { logger.warning("\(message)") }
+        loopReport.withLock { $0 = loop.report }
         update {
-            $0.state = .waiting
             $0.problem = message
-            $0.pending = self.inbox.count + self.watcher.statistics.pending
+            $0.refresh(loop: loop.report, controls: self.controls.withLock { $0 }, waitingOutside: kept)
         }
-        _ = pause.wait(timeout: .now() + delay)
+        _ = pause.wait(timeout: .now() + seconds)
+        inbox.wake()  // what was put back is due now, whether or not anything new came
     }
 
-    private func recovered() {
-        let failures = storageFailures.exchange(0, ordering: .acquiringAndReleasing)
+    private func worked(_ loop: inout WatchLoop) {
+        guard let failures = loop.storageWorked() else { return }
+        loopReport.withLock { $0 = loop.report }
         logger.info("the index takes writes again after \(failures) failed attempts; catching up")
         update { $0.problem = nil }
     }
@@ -273,27 +247,13 @@ public final class WatchService: Sendable {
         refreshState()
     }
 
-    /// Publishes the state (`WatchState.of`) and what waits.
+    /// Publishes the state and what waits, composed from each owner's part.
     private func refreshState() {
-        // What the state is made of is read under the status lock, so that of two threads
-        // refreshing at once (the loop, and the watcher's thread reporting its statistics) the
-        // later one writes what is true then. Read before the lock, the watcher thread's
-        // refresh could see a batch still applying and land after the loop's own refresh once
-        // it was done, leaving "indexing" with nothing pending while the loop waited for news.
+        // Read under the status lock, so that of two threads refreshing at once (the loop, and
+        // the watcher's thread reporting its statistics) the later one writes what is true then.
         update { status in
-            let busy = applying.load(ordering: .acquiring)
-            let waiting = watcher.statistics.pending + inbox.count + inHand.load(ordering: .acquiring)
-            let controls = self.controls.withLock { $0 }
-            let reconciled = reconciled.load(ordering: .acquiring), held = deferredRescans.load(ordering: .acquiring)
-            status.state = WatchState.of(paused: controls.paused != nil, storageFailing: storageFailures.load(ordering: .acquiring) > 0,
-                                         reconciled: reconciled, onBattery: controls.onBattery, changesWaiting: waiting, applying: busy)
-            status.deferred = nil
-            if controls.onBattery, !reconciled || held > 0 {
-                status.deferred = "on battery: " + [!reconciled ? "the reconcile with the disk" : nil, held > 0 ? "\(held) rescan\(held == 1 ? "" : "s")" : nil]
-                    .compactMap { $0 }.joined(separator: " and ") + " wait for mains power"
-            }
-            status.pending = waiting
-            status.paused = controls.paused
+            status.refresh(loop: loopReport.withLock { $0 }, controls: controls.withLock { $0 },
+                           waitingOutside: watcher.statistics.pending + inbox.count)
         }
     }
 
@@ -306,11 +266,7 @@ public final class WatchService: Sendable {
             let before = status.state
             body(&status)
             let now = ContinuousClock.now
-            let due = statusWrite.withLock { last in
-                guard status.state != before || now - last >= .milliseconds(100) else { return false }
-                last = now
-                return true
-            }
+            let due = throttle.withLock { $0.due(stateChanged: status.state != before, now: now) }
             if due {
                 status.write(to: path)
                 onStatus?(status)
@@ -326,12 +282,6 @@ public final class WatchService: Sendable {
             }
         }
     }
-}
-
-/// What holds work back: a pause (its reason), the battery.
-private struct Controls: Sendable {
-    var paused: String?
-    var onBattery = false
 }
 
 /// Settled changes on their way from the watcher's thread to the applying one.
@@ -358,10 +308,20 @@ private final class ChangeInbox: Sendable {
         }
     }
 
-    /// Waits for changes (or a wake-up).
-    func wait() { signal.wait() }
-    /// Waits for news until `deadline`; whether news came.
-    func wait(timeout deadline: DispatchTime) -> Bool { signal.wait(timeout: deadline) == .success }
+    /// Waits for changes (or a wake-up). Level-triggered: wake-ups that came meanwhile are
+    /// taken with it (the caller looks at everything anew), so a burst is one turn of the loop.
+    func wait() {
+        signal.wait()
+        drain()
+    }
+
+    /// Waits for news for at most `duration`.
+    func wait(for duration: Duration) {
+        let (seconds, attoseconds) = duration.components
+        if signal.wait(timeout: .now() + .nanoseconds(Int(seconds) * 1_000_000_000 + Int(attoseconds / 1_000_000_000))) == .success { drain() }
+    }
+
+    private func drain() { while signal.wait(timeout: .now()) == .success {} }
     func wake() { signal.signal() }
 }
 
