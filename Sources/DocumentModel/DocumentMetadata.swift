@@ -88,13 +88,63 @@ public struct DocumentProblem: Sendable, Hashable, Codable, CustomStringConverti
         case error
     }
 
+    /// What kind of problem it is: a short word stored on the file's row and shown by
+    /// `docent status --errors` (`truncated`, `invalid-json`). Open, like `HTTPField.Name`: a
+    /// document type may name kinds of its own (`"missing-calendar"`).
+    public struct Kind: RawRepresentable, Sendable, Hashable, Codable, ExpressibleByStringLiteral, CustomStringConvertible {
+        public var rawValue: String
+        public init(rawValue: String) { self.rawValue = rawValue }
+        public init(stringLiteral value: String) { rawValue = value }
+        public init(from decoder: any Decoder) throws { rawValue = try decoder.singleValueContainer().decode(String.self) }
+        public func encode(to encoder: any Encoder) throws {
+            var container = encoder.singleValueContainer()
+            try container.encode(rawValue)
+        }
+        public var description: String { rawValue }
+
+        /// Read only in part: cut at a size limit, or the file ends early.
+        public static let truncated: Kind = "truncated"
+        /// The file could not be read at all (permissions, I/O, not what its type says).
+        public static let unreadable: Kind = "unreadable"
+        /// Damaged, but read around the damage (a PDF's rebuilt cross-references).
+        public static let damaged: Kind = "damaged"
+        /// A password is needed.
+        public static let encrypted: Kind = "encrypted"
+        public static let damagedPage: Kind = "damaged-page"
+        public static let damagedChapter: Kind = "damaged-chapter"
+        public static let missingChapter: Kind = "missing-chapter"
+        public static let damagedZip: Kind = "damaged-zip"
+        public static let corruptArchive: Kind = "corrupt-archive"
+        public static let corruptMember: Kind = "corrupt-member"
+        public static let corruptGzip: Kind = "corrupt-gzip"
+        /// Unpacking stopped: far more out than in.
+        public static let decompressionBomb: Kind = "decompression-bomb"
+        public static let truncatedImage: Kind = "truncated-image"
+        public static let malformedRTF: Kind = "malformed-rtf"
+        public static let invalidJSON: Kind = "invalid-json"
+        public static let invalidXML: Kind = "invalid-xml"
+        public static let invalidCSV: Kind = "invalid-csv"
+        public static let raggedRows: Kind = "ragged-rows"
+        public static let unreadableTable: Kind = "unreadable-table"
+        /// OCR failed, or stopped at its time budget.
+        public static let ocr: Kind = "ocr"
+        public static let ocrStopped: Kind = "ocr-stopped"
+        /// The helper ran out of time on it (`limits.documentSeconds`).
+        public static let timeBudget: Kind = "time-budget"
+        /// The reader crashed, or overran its memory budget.
+        public static let crashed: Kind = "crashed"
+        /// No document type could open it.
+        public static let unopenable: Kind = "unopenable"
+        /// The helper process could not be run.
+        public static let unavailable: Kind = "unavailable"
+    }
+
     public var severity: Severity
-    /// A short machine-readable kind (`truncated`, `invalid-json`, `unreadable`).
-    public var kind: String
+    public var kind: Kind
     /// What went wrong, for a person.
     public var message: String
 
-    public init(_ severity: Severity, kind: String, _ message: String) {
+    public init(_ severity: Severity, kind: Kind, _ message: String) {
         self.severity = severity
         self.kind = kind
         self.message = message

@@ -65,7 +65,7 @@ public struct DocumentRegistry: Sendable {
         var problems: [DocumentProblem] = []
         if configuration.file.isTruncated {
             problems.append(DocumentProblem(
-                .warning, kind: "truncated",
+                .warning, kind: .truncated,
                 "Truncated: only the first \(configuration.file.readLimit) of \(configuration.file.fileAttributes.size) bytes were read."))
         }
         var failures: [(DocumentSelection, any Error)] = []
@@ -73,7 +73,7 @@ public struct DocumentRegistry: Sendable {
             do {
                 let document = try candidate.group.open(configuration, candidate)
                 let failed = failures.map { selection, error in
-                    DocumentProblem(.error, kind: "unreadable",
+                    DocumentProblem(.error, kind: .unreadable,
                                     "Could not be read as \(selection.readableType.identifier) (\(selection.group.documentTypeName)): \(error)")
                 }
                 return document.adding(failed + problems)

@@ -81,7 +81,7 @@ public struct ArchiveDocument: FileDocument, DocumentMetadataProviding {
             }
             guard status == ARCHIVE_OK || status == ARCHIVE_WARN, let entry else {
                 if read.count == 0 { throw DocumentReadError("not a readable archive: \(error(archive))") }
-                read.problems.append(DocumentProblem(.error, kind: "corrupt-archive", "The archive is damaged after \(read.count) members: \(error(archive))."))
+                read.problems.append(DocumentProblem(.error, kind: .corruptArchive, "The archive is damaged after \(read.count) members: \(error(archive))."))
                 break
             }
             if let bomb = bomb(archive) {
@@ -101,7 +101,7 @@ public struct ArchiveDocument: FileDocument, DocumentMetadataProviding {
                 while data.count <= memberTextLimit {
                     let n = archive_read_data(archive, &buffer, buffer.count)
                     if n <= 0 {
-                        if n < 0 { read.problems.append(DocumentProblem(.warning, kind: "corrupt-member", "\(path): \(error(archive))")) }
+                        if n < 0 { read.problems.append(DocumentProblem(.warning, kind: .corruptMember, "\(path): \(error(archive))")) }
                         break
                     }
                     data += buffer[0..<n]
@@ -124,7 +124,7 @@ public struct ArchiveDocument: FileDocument, DocumentMetadataProviding {
             }
         }
         if read.count > read.members.count {
-            read.problems.append(DocumentProblem(.warning, kind: "truncated", "Listed the first \(read.members.count) of \(read.count) members."))
+            read.problems.append(DocumentProblem(.warning, kind: .truncated, "Listed the first \(read.members.count) of \(read.count) members."))
         }
         return read
     }
@@ -133,10 +133,10 @@ public struct ArchiveDocument: FileDocument, DocumentMetadataProviding {
     private static func bomb(_ archive: OpaquePointer) -> DocumentProblem? {
         let unpacked = archive_filter_bytes(archive, 0), packed = max(1, archive_filter_bytes(archive, -1))
         if unpacked > unpackedLimit {
-            return DocumentProblem(.error, kind: "decompression-bomb", "Stopped: more than \(unpackedLimit >> 20) MiB unpacked.")
+            return DocumentProblem(.error, kind: .decompressionBomb, "Stopped: more than \(unpackedLimit >> 20) MiB unpacked.")
         }
         if unpacked > 16 << 20, unpacked / packed > ratioLimit {
-            return DocumentProblem(.error, kind: "decompression-bomb", "Stopped: \(unpacked / packed) bytes unpacked per byte of archive.")
+            return DocumentProblem(.error, kind: .decompressionBomb, "Stopped: \(unpacked / packed) bytes unpacked per byte of archive.")
         }
         return nil
     }

@@ -90,11 +90,11 @@ public struct CSVDocument: FileDocument, DocumentMetadataProviding {
         if !raggedRows.isEmpty {
             let shown = raggedRows.prefix(10).map(String.init).joined(separator: ", ")
             metadata.problems.append(DocumentProblem(
-                .warning, kind: "ragged-rows",
+                .warning, kind: .raggedRows,
                 "\(raggedRows.count) row\(raggedRows.count == 1 ? " has" : "s have") a different number of fields than the header's \(header.count) (row\(raggedRows.count == 1 ? "" : "s") \(shown)\(raggedRows.count > 10 ? ", …" : ""))."))
         }
         if hasUnterminatedQuote {
-            metadata.problems.append(DocumentProblem(.error, kind: "invalid-csv", "The file ends inside a quoted field."))
+            metadata.problems.append(DocumentProblem(.error, kind: .invalidCSV, "The file ends inside a quoted field."))
         }
         return metadata
     }

@@ -35,7 +35,7 @@ public struct EPUBDocument: FileDocument, DocumentMetadataProviding {
         if let cut = DocumentProblem.cutAtReadLimit(configuration.file) { problems.append(cut) }
         if let damage = DocumentProblem.damagedZip(members) { problems.append(damage) }
         if !members.cut.isEmpty {
-            problems.append(DocumentProblem(.warning, kind: "truncated", "Parts cut at their size limit: \(members.cut.joined(separator: ", "))."))
+            problems.append(DocumentProblem(.warning, kind: .truncated, "Parts cut at their size limit: \(members.cut.joined(separator: ", "))."))
         }
         let parts = members.contents
         guard let container = parts["META-INF/container.xml"] else {
@@ -68,11 +68,11 @@ public struct EPUBDocument: FileDocument, DocumentMetadataProviding {
             do {
                 chapters.append(try HTMLDocument(html: Data(bytes)).text)
             } catch {
-                problems.append(DocumentProblem(.warning, kind: "damaged-chapter", "\(path) could not be read: \(error)."))
+                problems.append(DocumentProblem(.warning, kind: .damagedChapter, "\(path) could not be read: \(error)."))
             }
         }
         if !missing.isEmpty {
-            problems.append(DocumentProblem(.warning, kind: "missing-chapter", "Spine items missing from the book: \(missing.prefix(5).joined(separator: ", "))."))
+            problems.append(DocumentProblem(.warning, kind: .missingChapter, "Spine items missing from the book: \(missing.prefix(5).joined(separator: ", "))."))
         }
     }
 

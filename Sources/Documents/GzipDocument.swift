@@ -35,10 +35,10 @@ public struct GzipDocument: FileDocument, DocumentMetadataProviding {
         guard result.error == nil || !result.output.isEmpty else { throw DocumentReadError("not gzip data: \(result.error!)") }
         decompressedSize = result.output.count
         if let error = result.error {
-            problem = DocumentProblem(file.isTruncated ? .warning : .error, kind: "corrupt-gzip",
+            problem = DocumentProblem(file.isTruncated ? .warning : .error, kind: .corruptGzip,
                                       file.isTruncated ? "Only the head of the file was decompressed." : "The compressed stream is damaged: \(error).")
         } else if result.hitLimit {
-            problem = DocumentProblem(.warning, kind: "truncated", "Decompression stopped at \(limit) bytes.")
+            problem = DocumentProblem(.warning, kind: .truncated, "Decompression stopped at \(limit) bytes.")
         } else {
             problem = nil
         }

@@ -73,7 +73,7 @@ public struct ImageDocument: FileDocument, DocumentMetadataProviding {
             metadata.append("Animated", header.isAnimated.map(MetadataValue.boolean))
             metadata.append("Colour profile", header.colourProfile.map(MetadataValue.text))
         }
-        if let problem { metadata.problems.append(DocumentProblem(.error, kind: "truncated-image", problem)) }
+        if let problem { metadata.problems.append(DocumentProblem(.error, kind: .truncatedImage, problem)) }
         return metadata
     }
 

@@ -45,7 +45,7 @@ public struct JSONDocument: FileDocument, DocumentMetadataProviding {
             metadata.append(scan.kind == .object ? "Keys" : "Elements", .integer(scan.topLevelCount))
         }
         metadata.append("Depth", scan.maximumDepth > 0 ? .integer(scan.maximumDepth) : nil)
-        if let syntaxError { metadata.problems.append(DocumentProblem(.error, kind: "invalid-json", syntaxError)) }
+        if let syntaxError { metadata.problems.append(DocumentProblem(.error, kind: .invalidJSON, syntaxError)) }
         return metadata
     }
 

@@ -96,7 +96,7 @@ public struct MailDocument: FileDocument, DocumentMetadataProviding {
         }
         if let cut = DocumentProblem.cutAtReadLimit(configuration.file) { problems.append(cut) }
         if skipped > 0 {
-            problems.append(DocumentProblem(.warning, kind: "truncated", "Read \(messages.count) messages; \(skipped) more were counted, not read."))
+            problems.append(DocumentProblem(.warning, kind: .truncated, "Read \(messages.count) messages; \(skipped) more were counted, not read."))
         }
         problems += warnings.problems
     }

@@ -46,7 +46,7 @@ public struct OfficeDocument: FileDocument, DocumentMetadataProviding {
             }
             if let damage = DocumentProblem.damagedZip(members) { problems.append(damage) }
             if !members.cut.isEmpty {
-                problems.append(DocumentProblem(.warning, kind: "truncated", "Parts cut at their size limit: \(members.cut.joined(separator: ", "))."))
+                problems.append(DocumentProblem(.warning, kind: .truncated, "Parts cut at their size limit: \(members.cut.joined(separator: ", "))."))
             }
         } else {
             try readODF(content: [UInt8](data), meta: [UInt8](data))  // flat XML: one file holds both

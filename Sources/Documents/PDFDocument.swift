@@ -60,14 +60,14 @@ public struct PDFDocument: FileDocument, DocumentMetadataProviding {
             throw DocumentReadError("not a readable PDF: \(string(info.error) ?? "MuPDF could not open it")")
         }
         if info.repaired != 0 {
-            problems.append(DocumentProblem(.error, kind: "damaged", "The PDF is damaged: its cross-reference table had to be rebuilt to read it, and some text may be missing."))
+            problems.append(DocumentProblem(.error, kind: .damaged, "The PDF is damaged: its cross-reference table had to be rebuilt to read it, and some text may be missing."))
         }
         if info.encrypted != 0 {
-            problems.append(DocumentProblem(.error, kind: "encrypted", "The PDF is encrypted: a password is needed to read its text and information."))
+            problems.append(DocumentProblem(.error, kind: .encrypted, "The PDF is encrypted: a password is needed to read its text and information."))
         }
         pageCount = max(Int(info.pages), 0)
         if read.pages.count < pageCount {
-            problems.append(DocumentProblem(.warning, kind: "truncated", "Text was taken from the first \(read.pages.count) of \(pageCount) pages (\(Self.pageTextLimit >> 20) MiB)."))
+            problems.append(DocumentProblem(.warning, kind: .truncated, "Text was taken from the first \(read.pages.count) of \(pageCount) pages (\(Self.pageTextLimit >> 20) MiB)."))
         }
         pages = Self.rightToLeftPagesByPoppler(read.pages, region)
         (title, author, subject, keywords) = (string(info.title), string(info.author), string(info.subject), string(info.keywords))
@@ -88,7 +88,7 @@ public struct PDFDocument: FileDocument, DocumentMetadataProviding {
         /// Keeps one page's text; true (stop) once the text limit is reached.
         func page(_ index: Int, _ text: UnsafeRawBufferPointer?, damaged: Bool) -> Int32 {
             guard total < PDFDocument.pageTextLimit else { return 1 }
-            if damaged { problems.append(DocumentProblem(.warning, kind: "damaged-page", "Page \(index + 1) could not be read.")) }
+            if damaged { problems.append(DocumentProblem(.warning, kind: .damagedPage, "Page \(index + 1) could not be read.")) }
             let page = text.map { String(decoding: $0, as: UTF8.self).trimmingWhitespaceAndNewlines } ?? ""
             total += page.utf8.count
             pages.append(page)

@@ -36,10 +36,10 @@ public struct RTFDocument: FileDocument, DocumentMetadataProviding {
         text = parser.output.collapsingBlankLines
         info = parser.info.mapValues(\.collapsingWhitespace).filter { !$0.value.isEmpty }
         if parser.depthExceeded {
-            problems.append(DocumentProblem(.warning, kind: "malformed-rtf", "Groups nested deeper than \(Self.depthLimit) levels were skipped."))
+            problems.append(DocumentProblem(.warning, kind: .malformedRTF, "Groups nested deeper than \(Self.depthLimit) levels were skipped."))
         }
         if parser.depth > 0 {
-            problems.append(DocumentProblem(configuration.file.isTruncated ? .warning : .error, kind: "truncated",
+            problems.append(DocumentProblem(configuration.file.isTruncated ? .warning : .error, kind: .truncated,
                                             "The document ends with \(parser.depth) group\(parser.depth == 1 ? "" : "s") still open."))
         }
     }

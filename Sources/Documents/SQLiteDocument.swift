@@ -70,7 +70,7 @@ public struct SQLiteDocument: FileDocument, DocumentMetadataProviding {
             do {
                 objects[index].rows = try Self.integer(database, "SELECT count(*) FROM \(quoted)")
             } catch {
-                problems.append(DocumentProblem(.warning, kind: "unreadable-table", "\(objects[index].name): \(error)"))
+                problems.append(DocumentProblem(.warning, kind: .unreadableTable, "\(objects[index].name): \(error)"))
             }
         }
         self.objects = objects

@@ -68,7 +68,7 @@ public struct XMLDocument: FileDocument, DocumentMetadataProviding {
         metadata.append("Namespace", rootNamespace.map(MetadataValue.text))
         metadata.append("Elements", .integer(elementCount))
         metadata.append("Well-formed", .boolean(syntaxError == nil))
-        if let syntaxError { metadata.problems.append(DocumentProblem(.error, kind: "invalid-xml", "Not well-formed: \(syntaxError)")) }
+        if let syntaxError { metadata.problems.append(DocumentProblem(.error, kind: .invalidXML, "Not well-formed: \(syntaxError)")) }
         return metadata
     }
 

@@ -64,13 +64,13 @@ struct ZipMembers {
 extension DocumentProblem {
     /// For readers of zip containers: an error when the zip ended or broke before its end.
     static func damagedZip(_ members: ZipMembers) -> DocumentProblem? {
-        members.damage.map { DocumentProblem(.error, kind: "damaged-zip", "The zip container is damaged or cut short (\($0)); what came before was read.") }
+        members.damage.map { DocumentProblem(.error, kind: .damagedZip, "The zip container is damaged or cut short (\($0)); what came before was read.") }
     }
 
     /// For readers in the helper process, whose formats need the whole file (a PDF's cross
     /// references and a zip's directory are at its end): an error when only its head was read.
     static func cutAtReadLimit(_ file: FileWrapper) -> DocumentProblem? {
         guard file.isTruncated else { return nil }
-        return DocumentProblem(.error, kind: "truncated", "Only the first \(file.readLimit) bytes were read (limits.documentReadBytes).")
+        return DocumentProblem(.error, kind: .truncated, "Only the first \(file.readLimit) bytes were read (limits.documentReadBytes).")
     }
 }

@@ -1,3 +1,4 @@
+import DocumentModel
 import FileAccess
 import Foundation
 import SystemPackage
@@ -17,12 +18,12 @@ public enum ExtractionFailure: Error, Sendable, Equatable, CustomStringConvertib
     case unavailable(String)
 
     /// The error kind stored on the file's row.
-    public var kind: String {
+    public var kind: DocumentProblem.Kind {
         switch self {
-        case .timedOut: "time-budget"
-        case .crashed: "crashed"
-        case .unopenable: "unopenable"
-        case .unavailable: "unavailable"
+        case .timedOut: .timeBudget
+        case .crashed: .crashed
+        case .unopenable: .unopenable
+        case .unavailable: .unavailable
         }
     }
 

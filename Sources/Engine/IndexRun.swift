@@ -1,5 +1,6 @@
 import CMalloc
 import Dispatch
+import DocumentModel
 import FileAccess
 import Foundation
 import Index
@@ -94,7 +95,7 @@ final class IndexRun {
             case .unreadable(let path, let errno):
                 guard let status = try? FileStatus.lstat(path) else { continue }
                 var row = IndexedFile(status: status, path: path, contentType: "public.folder")
-                row.errorKind = "unreadable"
+                row.errorKind = DocumentProblem.Kind.unreadable.rawValue
                 row.errorMessage = "cannot list the directory: \(errno)"
                 shared.store([row], indexer: indexer)
                 directoryErrors += 1

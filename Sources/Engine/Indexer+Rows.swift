@@ -22,7 +22,7 @@ extension Indexer {
             // (libmagic could not be loaded), which its row says.
             guard let status = try? FileStatus.lstat(path) else { return nil }
             var row = IndexedFile(status: status, path: path, contentType: "public.item")
-            row.errorKind = "unreadable"
+            row.errorKind = DocumentProblem.Kind.unreadable.rawValue
             row.errorMessage = error.message
             return row
         }
@@ -32,7 +32,7 @@ extension Indexer {
         row.evidence = classification.reason.code
         if let error = classification.error {
             if error == .noSuchFileOrDirectory { return nil }
-            row.errorKind = "unreadable"
+            row.errorKind = DocumentProblem.Kind.unreadable.rawValue
             row.errorMessage = "\(error)"
         }
         let cached = previews.flatMap { $0.hasEntry(for: path, readLimit: readLimit) ? $0 : nil }
@@ -56,7 +56,7 @@ extension Indexer {
             row.metadata = Self.json(extraction.metadata)
             row.text = extraction.text ?? ""
             if row.errorKind == nil, let problem = extraction.problems.first(where: { $0.severity == .error }) {
-                row.errorKind = problem.kind
+                row.errorKind = problem.kind.rawValue
                 row.errorMessage = problem.message
             }
             if let cached, extraction.preview != nil {
@@ -66,7 +66,7 @@ extension Indexer {
             }
         case .failure(let failure):
             row.documentType = prepared.selection?.group.documentTypeName
-            row.errorKind = row.errorKind ?? failure.kind
+            row.errorKind = row.errorKind ?? failure.kind.rawValue
             row.errorMessage = row.errorMessage ?? failure.description
         }
         return row

@@ -128,7 +128,7 @@ extension Extraction {
         guard let bytes = WholeFile.read(path.string, limit: readBytes) else { return }
         let (result, error, cached) = OCR.read(bytes, type: type, settings: settings, seconds: seconds)
         if let error {
-            problems.append(DocumentProblem(.warning, kind: "ocr", "OCR: \(error)"))
+            problems.append(DocumentProblem(.warning, kind: .ocr, "OCR: \(error)"))
             return
         }
         guard let result else { return }
@@ -140,7 +140,7 @@ extension Extraction {
         let how = cached ? "from the cache" : String(format: "%.1f s", result.seconds)
         metadata.append(MetadataField(key: "OCR", value: .text("\(pages) (\(result.languages)), \(how)")))
         if result.stopped {
-            problems.append(DocumentProblem(.warning, kind: "ocr-stopped",
+            problems.append(DocumentProblem(.warning, kind: .ocrStopped,
                                             "OCR stopped at the time budget after \(pages); the rest of the scan is not searchable"))
         }
     }

@@ -22,16 +22,16 @@ struct QueryParser {
         while position < tokens.count {
             let token = tokens[position]
             switch token.kind {
-            case .field(let name, let value) where name != "title":
+            case .field(let field, let value) where !field.isText:
                 position += 1
-                try apply(field: name, value: value, negated: false, column: token.column)
+                try apply(field, value: value, negated: false, column: token.column)
             case .minus, .not:
-                if position + 1 < tokens.count, case .field(let name, let value) = tokens[position + 1].kind, name != "title" {
-                    guard name == "type" || name == "ext" else {
+                if position + 1 < tokens.count, case .field(let field, let value) = tokens[position + 1].kind, !field.isText {
+                    guard field.canBeExcluded else {
                         throw QuerySyntaxError(message: "only type: and ext: can be excluded", column: token.column)
                     }
                     position += 2
-                    try apply(field: name, value: value, negated: true, column: token.column)
+                    try apply(field, value: value, negated: true, column: token.column)
                 } else {
                     position += 1
                     negatives.append(try primary())
@@ -73,7 +73,7 @@ struct QueryParser {
         var negatives: [FTSExpression] = []
         while position < tokens.count {
             switch tokens[position].kind {
-            case .word, .phrase, .open, .field("title", _):
+            case .word, .phrase, .open, .field(.title, _):
                 positives.append(try primary())
             case .minus, .not:
                 position += 1
@@ -135,7 +135,7 @@ struct QueryParser {
             throw QuerySyntaxError(message: "unbalanced parenthesis: ')' without '('", column: token.column)
         case .not, .minus:
             throw QuerySyntaxError(message: "a negation needs a word to negate", column: token.column)
-        case .field("title", let value):
+        case .field(.title, let value):
             // A word of the title: part of the text query, so anywhere a word can be.
             return .columns(["title"], try words(value, column: token.column))
         case .field:
@@ -149,17 +149,17 @@ struct QueryParser {
         return words.count == 1 ? (words[0].hasSuffix("*") ? .prefix(String(words[0].dropLast())) : .term(words[0])) : .phrase(words)
     }
 
-    mutating func apply(field: String, value: String, negated: Bool, column: Int) throws(QuerySyntaxError) {
+    mutating func apply(_ field: QueryField, value: String, negated: Bool, column: Int) throws(QuerySyntaxError) {
         switch field {
-        case "type": negated ? query.excludedTypes.append(value) : query.types.append(value)
-        case "ext":
+        case .type: negated ? query.excludedTypes.append(value) : query.types.append(value)
+        case .ext:
             let ext = value.hasPrefix(".") ? String(value.dropFirst()) : value
             negated ? query.excludedExtensions.append(ext) : query.extensions.append(ext)
-        case "name": query.nameGlobs.append(value)
-        case "in": query.directories.append(value)
-        case "host": query.hosts.append(value)
-        case "size": query.size.append(try Self.comparison(value, column: column, parse: Self.bytes))
-        case "modified":
+        case .name: query.nameGlobs.append(value)
+        case .in: query.directories.append(value)
+        case .host: query.hosts.append(value)
+        case .size: query.size.append(try Self.comparison(value, column: column, parse: Self.bytes))
+        case .modified:
             var bound = try Self.comparison(value, column: column) { try Self.time($0, now: now) }
             // An age counts backwards: "modified:<7d" is "less than 7 days ago", a time after now - 7d.
             if let last = value.last, "mhdwy".contains(last), value.dropLast().last?.isNumber == true {
@@ -172,7 +172,7 @@ struct QueryParser {
                 }
             }
             query.modified.append(bound)
-        default: break
+        case .title: break  // part of the match (`primary()`)
         }
     }
 

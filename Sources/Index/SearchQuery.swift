@@ -45,19 +45,28 @@ public struct QuerySyntaxError: Error, Sendable, Equatable, CustomStringConverti
     public var description: String { "query error at column \(column): \(message)" }
 }
 
+/// A field of the query language (`type:pdf`): what the lexer accepts and the parser applies.
+public enum QueryField: String, Sendable, CaseIterable {
+    case type, ext, name, `in`, size, modified, title, host
+
+    /// A text field: its words are part of the full-text match, anywhere a word can stand.
+    /// The others filter rows and combine with the rest by AND, at the top level only.
+    var isText: Bool { self == .title }
+    /// Whether `-field:` excludes.
+    var canBeExcluded: Bool { self == .type || self == .ext }
+}
+
 /// A query token with its position.
 struct QueryToken: Equatable {
     enum Kind: Equatable {
         case word(String), phrase(String), open, close, or, not, minus
-        case field(name: String, value: String)
+        case field(QueryField, value: String)
     }
     var kind: Kind
     var column: Int
 }
 
 enum QueryLexer {
-    static let fields: Set<String> = ["type", "ext", "name", "in", "size", "modified", "title", "host"]
-
     static func tokens(_ text: String) throws(QuerySyntaxError) -> [QueryToken] {
         var tokens: [QueryToken] = []
         let chars = Array(text)
@@ -87,8 +96,9 @@ enum QueryLexer {
                 }
                 if j < chars.count, chars[j] == ":", j > i {
                     let name = String(chars[i..<j]).lowercased()
-                    guard fields.contains(name) else {
-                        throw QuerySyntaxError(message: "unknown field '\(name):' (fields: type, ext, name, in, size, modified, title, host)", column: column)
+                    guard let field = QueryField(rawValue: name) else {
+                        let known = QueryField.allCases.map(\.rawValue).joined(separator: ", ")
+                        throw QuerySyntaxError(message: "unknown field '\(name):' (fields: \(known))", column: column)
                     }
                     let value: String
                     if j + 1 < chars.count, chars[j + 1] == "\"" {
@@ -100,7 +110,7 @@ enum QueryLexer {
                         i = k
                     }
                     guard !value.isEmpty else { throw QuerySyntaxError(message: "'\(name):' needs a value", column: column) }
-                    tokens.append(QueryToken(kind: .field(name: name, value: value), column: column))
+                    tokens.append(QueryToken(kind: .field(field, value: value), column: column))
                     continue
                 }
                 while j < chars.count, !chars[j].isWhitespace, chars[j] != "(", chars[j] != ")", chars[j] != "\"" { j += 1 }
