@@ -3,6 +3,7 @@ import Glibc
 #endif
 import ContentTypes
 @_exported import FileAccess
+import Synchronization
 import SystemPackage
 
 /// A file's content type with the evidence behind it.
@@ -47,7 +48,14 @@ extension Classification {
 /// resolved through conformance.
 ///
 /// Not thread-safe: it owns a libmagic handle. Give each worker its own.
+/// Files classified by path in this process (`Classifier.classifiedFiles`).
+private let pathClassifications = Atomic<Int>(0)
+
 public final class Classifier {
+    /// How many files this process has classified by path, by every classifier: what a
+    /// run's `IndexSummary.classified` is counted from (one per file read, never more).
+    public static var classifiedFiles: Int { pathClassifications.load(ordering: .relaxed) }
+
     /// The revision of the classification rules in code: raised when a change can type a file
     /// differently, so indexes classify their files again (`Indexer`).
     public static let revision = 2
@@ -95,6 +103,7 @@ public final class Classifier {
     ///     `docent info`, which shows every witness).
     ///   - keepingOpen: keep the file open in the result (`file`), for the document that reads it next.
     public func classify(_ path: FilePath, describe: Bool = false, consultLibmagic: Bool = false, keepingOpen: Bool = false) -> Classification {
+        pathClassifications.add(1, ordering: .relaxed)
         let name = path.lastComponent?.string ?? path.string
         let candidates = resolver.nameCandidates(fileName: name)
         var result = Classification(

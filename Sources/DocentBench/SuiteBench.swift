@@ -176,6 +176,11 @@ struct SuiteBench: ParsableCommand {
             log("docent cold index \(run): \(fmt(result.seconds)) s, largest process \(fmt(result.maxRSSMB)) MB, tree PSS \(fmt(result.peakTreePSSMB ?? 0)) MB")
         }
         log("docent index summary: \(summary.trimmingCharacters(in: .whitespacesAndNewlines))")
+        if let object = try? JSONSerialization.jsonObject(with: Data(summary.utf8)) as? [String: Any],
+           let files = object["files"] as? Int, let classified = object["classified"] as? Int, files > 0 {
+            report.add(SuiteRow(key: "classificationsPerFileCold", label: "classifications per file, cold index (the run's own count)",
+                                unit: "×", docent: Double(classified) / Double(files), goal: 1))
+        }
         report.add(SuiteRow(key: "coldIndexSeconds", label: "Docent cold index", unit: "s",
                             docent: Measure.median(cold.map(\.seconds)), floor: floors.libmagicP2, floorLabel: "file -P2",
                             recoll: recoll?.coldSeconds, goal: 20))  // issue 19: near the PDF floor

@@ -25,6 +25,9 @@ public struct IndexSummary: Sendable, Codable, Equatable {
     /// Files stored with an error, and directories that could not be read.
     public var errors = 0
     public var seconds = 0.0
+    /// Files classified by this process during the run (each once; an unchanged or moved one
+    /// not at all): `docent-bench` reports it per file.
+    public var classified = 0
     /// Of `seconds`, the store's upkeep at the end of a run that read many files (SQLite: merging
     /// the inverted index into one segment; PostgreSQL: VACUUM ANALYZE), or nil.
     public var mergeSeconds: Double?
@@ -102,6 +105,7 @@ public final class Indexer: Sendable {
     public func run(roots: [FilePath], remember: Bool = true, progress: (@Sendable (IndexProgress) -> Void)? = nil) throws -> IndexSummary {
         try reclassifyIfRulesChanged()
         try rereadChangedReaders()
+        let classifiedBefore = Classifier.classifiedFiles
         let run = IndexRun(indexer: self, progress: progress)
         // An index filled from empty has nothing at stake that the run would not write again:
         // its commits need not wait for the disk until the run is over (`fillingEmptyIndex`).
@@ -111,6 +115,7 @@ public final class Indexer: Sendable {
             var summary = try indexRoots(in: run, roots: roots, remember: remember)
             if filling { try index.fillingEmptyIndex(false) }
             summary.seconds = (ContinuousClock.now - run.start).seconds
+            summary.classified = Classifier.classifiedFiles - classifiedBefore
             return summary
         } catch {
             if filling { try? index.fillingEmptyIndex(false) }
