@@ -262,12 +262,13 @@ let package = Package(
             name: "PostgresTests",
             dependencies: ["PostgresIndex", "Index", "TestSupport"]
         ),
-        // The viewer's routes, token and Host checks in process (HummingbirdTesting's router).
+        // The viewer's routes, token and Host checks in process (the router's responder).
         .testTarget(
             name: "ViewerTests",
             dependencies: ["Viewer", "DocentKit", "Engine", "Index", "FileAccess", "TestSupport",
                            .product(name: "Hummingbird", package: "hummingbird"),
-                           .product(name: "HummingbirdTesting", package: "hummingbird"),
+                           .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOEmbedded", package: "swift-nio"),
+                           .product(name: "Logging", package: "swift-log"),
                            .product(name: "HTTPTypes", package: "swift-http-types")]
         ),
         .testTarget(name: "EngineTests", dependencies: ["Engine", "FileAccess", "Index", "Watcher", "TestSupport", .product(name: "SystemPackage", package: "swift-system")]),

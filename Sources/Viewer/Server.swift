@@ -49,7 +49,7 @@ struct ViewerServer: Sendable {
         statusChanges.stop()
     }
 
-    /// Every route, behind the guard (tests run it in process with HummingbirdTesting).
+    /// Every route, behind the guard (tests answer requests with it in process, no socket).
     func router(boundPort: Locked<Int>) -> Router<BasicRequestContext> {
         let router = Router()
         router.add(middleware: AccessGuard(token: token, port: boundPort, names: Self.names(for: bind)))

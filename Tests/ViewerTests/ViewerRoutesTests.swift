@@ -4,13 +4,12 @@ import FileAccess
 import Foundation
 import HTTPTypes
 import Hummingbird
-import HummingbirdTesting
 import Index
 import Testing
 import TestSupport
 @testable import Viewer
 
-/// The viewer's guard and routes in process, through HummingbirdTesting's router (no socket,
+/// The viewer's guard and routes in process, through its router's responder (no socket,
 /// no child process): the token, its cookie, the Host and Sec-Fetch-Site checks, and paths
 /// from the URL that are never files. The process and browser tests (`ServeTests`) keep what
 /// only a real server or Chromium shows: the loopback socket, live streams, pictures.
@@ -28,14 +27,14 @@ struct ViewerRoutesTests {
         try index.upsert([row])
     }
 
-    /// The server over the index, on loopback with the guard's port `port` (the
-    /// test router's requests name `localhost` without a port: port 80).
-    func application(port: Int = 80) -> some ApplicationProtocol {
+    /// The server's router over the index, on loopback with the guard's port `port` (the
+    /// test requests name `localhost` without a port: port 80).
+    func application(port: Int = 80) -> Router<BasicRequestContext> {
         let documents = ViewerDocuments(budget: Settings.defaults().budget, previews: nil,
                                         thumbnails: ThumbnailCache(directory: dir.path + "/thumbnails"))
         let server = ViewerServer(index: index, documents: documents, commits: IndexChanges([any IndexCommits]()), statusChanges: IndexChanges([any IndexCommits]()),
                                   token: token, bind: "127.0.0.1", port: port, watching: false)
-        return Application(router: server.router(boundPort: Locked(port)))
+        return server.router(boundPort: Locked(port))
     }
 
     var cookie: HTTPFields { [.cookie: "docent-80=\(token)"] }
@@ -43,7 +42,7 @@ struct ViewerRoutesTests {
     @Test("No token, a wrong one, a wrong cookie: refused; the right token: a cookie, and the token leaves the address")
     func token() async throws {
         let (token, cookie) = (self.token, self.cookie)
-        try await application().test(.router) { client in
+        try await application().test { client in
             #expect(try await client.execute(uri: "/", method: .get).status == .unauthorized)
             #expect(try await client.execute(uri: "/?token=" + String(repeating: "0", count: 64), method: .get).status == .unauthorized)
             #expect(try await client.execute(uri: "/?token=short", method: .get).status == .unauthorized)
@@ -70,12 +69,12 @@ struct ViewerRoutesTests {
         let (token, cookie) = (self.token, self.cookie)
         // The router's requests name `localhost`: a server on another port does not answer to
         // it, even with the token.
-        try await application(port: 8080).test(.router) { client in
+        try await application(port: 8080).test { client in
             let response = try await client.execute(uri: "/", method: .get, headers: [.cookie: "docent-8080=\(token)"])
             #expect(response.status == .misdirectedRequest)
             #expect(try await client.execute(uri: "/?token=\(token)", method: .get).status == .misdirectedRequest)
         }
-        try await application().test(.router) { client in
+        try await application().test { client in
             var crossSite = cookie
             crossSite[.secFetchSite] = "cross-site"
             let response = try await client.execute(uri: "/", method: .get, headers: crossSite)
@@ -95,7 +94,7 @@ struct ViewerRoutesTests {
     @Test("Paths from the URL are never files: traversal, encoded or not, and unknown ids find nothing")
     func paths() async throws {
         let (cookie, root) = (self.cookie, dir.path)
-        try await application().test(.router) { client in
+        try await application().test { client in
             for target in ["/raw/../../../../etc/passwd", "/raw/%2e%2e%2f%2e%2e%2fetc%2fpasswd", "/doc/..%2F..%2Fetc%2Fpasswd",
                            "/static/../../../etc/passwd", "/export/1/../../../etc/passwd?as=txt", "/etc/passwd",
                            "/raw/\(root)/plan.txt", "/doc/99999", "/doc/-1", "/api/preview/abc", "/thumb/99999"] {
