@@ -6,6 +6,9 @@
 /* Registers docent_rank (rank.c) with FTS5 on one connection. */
 int docent_register_rank(fts5_api *api);
 
+/* Registers docent_matches (matches.c): every match's byte range in one column. */
+int docent_register_matches(fts5_api *api);
+
 /* Registers the `docent` tokenizer (tokenizer.c): CJK as bigrams, the rest as the tokenizer
    it wraps. */
 int docent_register_tokenizer(fts5_api *api);

@@ -33,6 +33,20 @@ public indirect enum FTSExpression: Sendable, Hashable {
         }
     }
 
+    /// What a reader sees marked in a document's text: any of the words, prefixes and
+    /// phrases the expression asks for — not those it excludes, nor those asked of other
+    /// fields only (`title:`). Nil when nothing is left to mark.
+    public var highlighted: FTSExpression? {
+        switch self {
+        case .term, .prefix, .phrase: return self
+        case .and(let parts), .or(let parts):
+            let marked = parts.compactMap(\.highlighted)
+            return marked.isEmpty ? nil : marked.count == 1 ? marked[0] : .or(marked)
+        case .not(let positive, _): return positive.highlighted
+        case .columns(let names, let expression): return names.contains("body") ? expression.highlighted : nil
+        }
+    }
+
     /// Whether `word` is a single character that the index holds only in bigrams.
     package static func isOneCJKCharacter(_ word: String) -> Bool {
         let scalars = word.unicodeScalars

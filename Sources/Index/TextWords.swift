@@ -19,6 +19,8 @@ public final class TextWords {
         var all: [OpaquePointer] { [files, texts, fts, select] + clear }
     }
     private var snippetStatements: SnippetStatements?
+    /// The statements of `matches(in:of:)` (made on first use).
+    private var matchStatements: (insert: OpaquePointer, select: OpaquePointer, clear: OpaquePointer)?
 
     public init() throws(IndexError) {
         var handle: OpaquePointer?
@@ -37,6 +39,7 @@ public final class TextWords {
 
     deinit {
         for statement in snippetStatements?.all ?? [] { sqlite3_finalize(statement) }
+        if let (insert, select, clear) = matchStatements { for statement in [insert, select, clear] { sqlite3_finalize(statement) } }
         sqlite3_close_v2(db)
     }
 
@@ -124,6 +127,52 @@ public final class TextWords {
         sqlite3_reset(select)
         guard rc == SQLITE_DONE else { throw failure("cannot make snippets") }
         return out
+    }
+
+    /// Every match of `expression` in `text` as the index matches it — stems, prefixes,
+    /// phrases, CJK bigrams — as ranges of its UTF-8 bytes, in order, overlapping ones joined
+    /// (`docent_matches`, matches.c, over an in-memory FTS5 table with the index's tokenizer).
+    /// Give it `FTSExpression.highlighted`: any of the words asked for, in one stretch of text.
+    public func matches(in text: String, of expression: FTSExpression) throws(IndexError) -> [Range<Int>] {
+        let statements: (insert: OpaquePointer, select: OpaquePointer, clear: OpaquePointer)
+        if let prepared = matchStatements { statements = prepared } else {
+            let schema = "CREATE VIRTUAL TABLE reader USING fts5(body, tokenize = 'docent porter unicode61 remove_diacritics 2')"
+            guard sqlite3_exec(db, schema, nil, nil, nil) == SQLITE_OK else { throw failure("cannot make the reader's table") }
+            func prepare(_ sql: String) throws(IndexError) -> OpaquePointer {
+                var statement: OpaquePointer?
+                guard sqlite3_prepare_v2(db, sql, -1, &statement, nil) == SQLITE_OK, let statement else {
+                    throw failure("cannot prepare the reader's statements")
+                }
+                return statement
+            }
+            statements = (try prepare("INSERT INTO reader (rowid, body) VALUES (1, ?2)"),
+                          try prepare("SELECT docent_matches(reader, 0) FROM reader WHERE reader MATCH ?1"),
+                          try prepare("DELETE FROM reader"))
+            matchStatements = statements
+        }
+        try step(statements.clear)
+        try step(statements.insert, nil, [.text(text)])
+        defer { sqlite3_reset(statements.select) }
+        sqlite3_reset(statements.select)
+        bind(statements.select, 1, .text(expression.matchString))
+        let rc = sqlite3_step(statements.select)
+        guard rc == SQLITE_ROW else {
+            if rc == SQLITE_DONE { return [] }
+            throw failure("cannot find the matches")
+        }
+        let count = Int(sqlite3_column_bytes(statements.select, 0)) / MemoryLayout<Int32>.size
+        guard count >= 2, let blob = sqlite3_column_blob(statements.select, 0) else { return [] }
+        let numbers = UnsafeBufferPointer(start: blob.assumingMemoryBound(to: Int32.self), count: count)
+        var ranges: [Range<Int>] = []
+        for i in stride(from: 0, to: count - 1, by: 2) {
+            let range = Int(numbers[i])..<Int(numbers[i + 1])
+            if let last = ranges.last, range.lowerBound <= last.upperBound {
+                ranges[ranges.count - 1] = last.lowerBound..<max(last.upperBound, range.upperBound)
+            } else {
+                ranges.append(range)
+            }
+        }
+        return ranges
     }
 
     private enum Value {
