@@ -44,11 +44,16 @@ struct PreviewCommand: AsyncParsableCommand {
     @Flag(name: .customLong("no-cache"), help: "Neither use nor keep a cached preview ($XDG_CACHE_HOME/docent/previews).")
     var noCache = false
 
+    @Option(help: ArgumentHelp("Show the lines of the whole document that match this query (as docent search matches it: stems, prefixes, phrases), marked.",
+                               valueName: "query"))
+    var query: String?
+
     @OptionGroup var location: IndexLocation
 
     func validate() throws {
         if maxBytes < 1 { throw ValidationError("--max-bytes must be at least 1.") }
         if let width, width < 20 { throw ValidationError("--width must be at least 20.") }
+        if query != nil, follow { throw ValidationError("--query and --follow cannot be used together.") }
     }
 
     func run() async throws {
@@ -57,6 +62,7 @@ struct PreviewCommand: AsyncParsableCommand {
             guard !follow else { throw CommandFailure("--follow needs the file on this machine; \(file) is on \(host)") }
             return Output.write(try remotePreview(host: host, path: remotePath))
         }
+        if let query { return try await passages(query) }
         let path = Paths.absolute(file)
         let cache = noCache ? nil : PreviewCache()
         guard follow else { return Output.write(render(try await preview(path, cache: cache), event: nil)) }
@@ -97,7 +103,7 @@ struct PreviewCommand: AsyncParsableCommand {
         return preview
     }
 
-    private var resolvedFormat: PreviewFormat { format ?? (Output.isTerminal ? .ansi : .text) }
+    var resolvedFormat: PreviewFormat { format ?? (Output.isTerminal ? .ansi : .text) }
 
     /// `HOST:/path`, as `docent search` names another host's file in a shared index: the host
     /// and the path, when no such file is here and the host is not this one.

@@ -95,4 +95,34 @@ struct PreviewCommandTests {
         let badFormat = try Docent.run(["preview", "--format", "pdf", "/etc/hostname"])
         #expect(badFormat.status == 2)
     }
+
+    @Test("preview --query: every line of the whole document that matches, numbered and marked as search marks them")
+    func passages() throws {
+        let dir = try TemporaryDirectory()
+        var lines = (1...1_002).map { "line \($0) of filler" }
+        lines[118] = "    def expand(self): the memory usage grows, Memory."
+        lines[899] = "free software, and software that is free"
+        let source = try dir.write("big.py", lines.joined(separator: "\n") + "\n")
+        var r = try Docent.run(["preview", source, "--query", "memory"])
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(r.stdout == "119:     def expand(self): the [memory] usage grows, [Memory].\n", "the 119th of 1,002 lines, not only the first screen")
+        r = try Docent.run(["preview", source, "--query", "\"free software\" OR grows"])
+        #expect(r.stdout == "119:     def expand(self): the memory usage [grows], Memory.\n900: [free software], and software that is free\n")
+        r = try Docent.run(["preview", source, "--query", "memory", "--format", "json"])
+        let json = try #require(try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any])
+        let first = try #require((json["lines"] as? [[String: Any]])?.first)
+        #expect(json["matches"] as? Int == 2 && first["line"] as? Int == 119 && first["marks"] as? [[Int]] == [[26, 32], [46, 52]])
+        // Read in the helper: a PDF's text, whole.
+        let pdf = dir.path + "/manual.pdf"
+        try Data(SamplePDF.make(pages: 3, word: "okapiword")).write(to: URL(fileURLWithPath: pdf))
+        r = try Docent.run(["preview", pdf, "--query", "okapiword"])
+        #expect(r.status == 0 && r.stdout.contains("[okapiword]"), "\(r.stdout)\(r.stderr)")
+        // No match: said on standard error, exit 1; a query that cannot be read: exit 2.
+        r = try Docent.run(["preview", source, "--query", "zebra"])
+        #expect(r.status == 1 && r.stdout.isEmpty && r.stderr.contains("no match for zebra"))
+        r = try Docent.run(["preview", source, "--query", "\"unclosed"])
+        #expect(r.status == 2 && r.stderr.contains("unbalanced quote"))
+        r = try Docent.run(["preview", source, "--query", "memory", "--follow"])
+        #expect(r.status == 2)
+    }
 }
