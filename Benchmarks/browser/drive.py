@@ -117,6 +117,33 @@ def test(url, root, artifacts):
         wait(driver, lambda d: "arrival.txt" not in text(d, "#hits"), "a removed match to leave")
         check(driver.execute_script("return window.docentMarker") == 42, "no reload happened")
 
+        # The reader: a long source file opens at its first match, marked; n and N go through
+        # the matches ("2 of 3"), loading the stretch that holds one; scrolling loads more lines.
+        press(driver, Keys.ESCAPE)
+        field.clear()
+        type_slowly(field, "okapimemory", pause=0.02)
+        wait(driver, lambda d: "reader.py" in text(d, "#hits"), "the long file's hit")
+        field.send_keys(Keys.ENTER)
+        wait(driver, lambda d: d.find_elements(By.CSS_SELECTOR, "#reader mark.current"), "the reader opened at the match")
+        check(text(driver, "#reader .at") == "1 of 3", "the first of three matches")
+        in_view = """const m = document.querySelector('#reader mark.current'), p = document.querySelector('#preview').getBoundingClientRect();
+            const r = m.getBoundingClientRect(); return r.top >= p.top && r.bottom <= p.bottom;"""
+        check(driver.execute_script(in_view), "the match is in view")
+        check(driver.execute_script("return document.querySelector('#reader mark.current').closest('li').id") == "L119", "at line 119")
+        driver.save_screenshot(os.path.join(artifacts, "reader.png"))
+        driver.find_element(By.TAG_NAME, "body").send_keys("n")
+        wait(driver, lambda d: text(d, "#reader .at") == "2 of 3", "n to the next match")
+        driver.find_element(By.TAG_NAME, "body").send_keys("n")
+        wait(driver, lambda d: text(d, "#reader .at") == "3 of 3" and d.find_elements(By.CSS_SELECTOR, "#L900 mark.current"),
+             "n to a match far below, its stretch loaded")
+        check(driver.execute_script(in_view), "the far match is in view")
+        driver.find_element(By.TAG_NAME, "body").send_keys("N")
+        wait(driver, lambda d: text(d, "#reader .at") == "2 of 3", "N back")
+        shown = driver.execute_script("return document.querySelectorAll('#reader ol.lines li').length")
+        driver.execute_script("const p = document.querySelector('#preview'); p.scrollTop = p.scrollHeight;")
+        wait(driver, lambda d: d.execute_script("return document.querySelectorAll('#reader ol.lines li').length") > shown,
+             "more lines as the reader scrolls")
+
         # Esc closes the preview, Esc again returns to the field.
         press(driver, Keys.ESCAPE)
         check("previewing" not in (driver.find_element(By.TAG_NAME, "body").get_attribute("class") or ""), "Esc closes the preview")

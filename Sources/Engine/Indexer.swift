@@ -243,7 +243,7 @@ extension IndexStore {
 
 extension FileStatus {
     /// The fields the index compares.
-    var signature: FileSignature {
+    package var signature: FileSignature {
         FileSignature(device: Int64(bitPattern: device), inode: Int64(bitPattern: inode), size: size, modified: modified, changed: changed)
     }
 }

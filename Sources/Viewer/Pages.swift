@@ -153,7 +153,15 @@ enum Pages {
         browserImages.contains { identifier in UTTypeRegistry.shared.type(identifier: identifier).map(type.conforms(to:)) ?? false }
     }
 
-    static func preview(_ view: DocumentView) -> String {
+    /// The document and its reader (the whole text, opened at the first match).
+    static func preview(_ view: DocumentView, reader: String?) -> String {
+        guard let reader else { return preview(view) }
+        // Text and source code: the reader is the view (the preview would repeat its first lines).
+        let plain = view.contentType.map { $0.conforms(to: .plainText) && !$0.identifier.contains("markdown") } ?? false
+        return preview(view, showingBody: !plain) + reader
+    }
+
+    static func preview(_ view: DocumentView, showingBody: Bool = true) -> String {
         let file = view.file
         let id = view.id
         let extraction = view.extraction
@@ -165,7 +173,7 @@ enum Pages {
             facts.append("modified " + date(status.modified))
         }
         var html = """
-            <article class="doc" data-id="\(id)">
+            <article class="doc" data-id="\(id)" data-version="\(view.status.map { "\($0.modified)-\($0.changed)-\($0.size)" } ?? "gone")">
             <header><h2>\(escape(title))</h2><p class="path">\(escape(file.displayPlace))</p>\
             <p class="facts">\(facts.map(escape).joined(separator: " · "))</p></header>
 
@@ -179,7 +187,7 @@ enum Pages {
             }
         }
         if let problem = view.problem { html += "<p class=\"note error\">\(escape(problem))</p>\n" }
-        if let preview = extraction?.preview {
+        if showingBody, let preview = extraction?.preview {
             html += "<section class=\"body\">\n" + HTMLRenderer(loadsImages: false).body(preview) + "</section>\n"
         }
         let previewShowsMetadata = extraction?.preview?.elements.contains { if case .metadata = $0 { true } else { false } } ?? false
@@ -200,10 +208,13 @@ enum Pages {
     }
 
     /// A preview as a page of its own (`/doc/ID`, for a link opened without script).
-    static func previewPage(_ view: DocumentView) -> String {
-        page(title: view.file.name + " — Docent", body: """
-            <header class="bar"><nav><a href="/">Search</a> <a href="/status">Status</a></nav></header>
-            <main class="single"><section id="preview" data-follow="\(view.id)">\(preview(view))</section></main>
+    static func previewPage(_ view: DocumentView, reader: String? = nil, query: String = "") -> String {
+        var back = URLComponents()
+        back.path = "/"
+        if !query.isEmpty { back.queryItems = [URLQueryItem(name: "q", value: query)] }
+        return page(title: view.file.name + " — Docent", body: """
+            <header class="bar"><nav><a href="\(escape(back.string ?? "/"))">Search</a> <a href="/status">Status</a></nav></header>
+            <main class="single"><section id="preview" data-follow="\(view.id)">\(preview(view, reader: reader))</section></main>
             """)
     }
 

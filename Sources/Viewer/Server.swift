@@ -28,6 +28,8 @@ struct ViewerServer: Sendable {
     let watching: Bool
     /// The most hits a search shows.
     static let limit = 20
+    /// The reader's last texts and marks.
+    let readerCache = ReaderCache()
 
     /// Runs until SIGINT or SIGTERM; `started` gets the bound port once the server listens.
     func run(logger: Logger, started: @escaping @Sendable (Int) -> Void) async throws {
@@ -116,15 +118,38 @@ struct ViewerServer: Sendable {
             let (query, group, root) = Self.parameters(request)
             return Response.eventStream(searchEvents(query: query, group: group, root: root), for: request)
         }
-        router.get("/doc/:id") { _, context in
+        router.get("/doc/:id") { request, context in
             guard let (id, file) = try await row(context) else { return Self.notFound() }
-            let view = try await offPool { documentView(file, id: id) }
-            return Self.html(Pages.previewPage(view))
+            let query = Self.form(request.uri.query)["q"] ?? ""
+            let (view, reader) = try await offPool { (documentView(file, id: id), readerSection(file, id: id, query: query, from: nil)) }
+            return Self.html(Pages.previewPage(view, reader: reader, query: query))
         }
-        router.get("/api/preview/:id") { _, context in
+        router.get("/api/preview/:id") { request, context in
             guard let (id, file) = try await row(context) else { return Self.notFound() }
-            let view = try await offPool { documentView(file, id: id) }
-            return Self.html(Pages.preview(view))
+            let query = Self.form(request.uri.query)["q"] ?? ""
+            let (view, reader) = try await offPool { (documentView(file, id: id), readerSection(file, id: id, query: query, from: nil)) }
+            return Self.html(Pages.preview(view, reader: reader))
+        }
+        // The reader again from line `from` (a match not loaded yet; the file changed).
+        router.get("/api/reader/:id") { request, context in
+            guard let (id, file) = try await row(context) else { return Self.notFound() }
+            let form = Self.form(request.uri.query)
+            let reader = try await offPool { readerSection(file, id: id, query: form["q"] ?? "", from: form["from"].flatMap(Int.init)) }
+            return Self.html(reader ?? "")
+        }
+        // A stretch of lines, as the reader scrolls.
+        router.get("/api/lines/:id") { request, context in
+            guard let (id, file) = try await row(context) else { return Self.notFound() }
+            let form = Self.form(request.uri.query)
+            guard let from = form["from"].flatMap(Int.init), from >= 1 else {
+                return AccessGuard.refusal(.badRequest, "Which lines", "Say from which line: ?from=1")
+            }
+            let count = min(max(form["count"].flatMap(Int.init) ?? Self.readerLines, 1), Self.readerLines)
+            let html = try await offPool { () -> String in
+                guard let (text, marks) = reader(file, id: id, query: form["q"] ?? "") else { return "" }
+                return Self.lines(text, marks: marks, from: from, count: count)
+            }
+            return Self.html(html)
         }
         router.get("/events/preview/:id") { request, context in
             guard let (id, file) = try await row(context) else { return Self.notFound() }
@@ -201,7 +226,7 @@ struct ViewerServer: Sendable {
     /// its host stored has changed.
     func remotePreviewEvents(id: Int64, file: IndexedFile) -> AsyncStream<ServerSentEvent> {
         Self.rendered("preview", on: commits.subscribe(), sendingFirst: true) {
-            try index.file(id: id).map { Pages.preview(documentView($0, id: id)) }
+            try index.file(id: id).map { Pages.preview(documentView($0, id: id), reader: "") }
         }
     }
 
@@ -238,10 +263,10 @@ struct ViewerServer: Sendable {
         let thread = Thread {
             // First the preview as it is now: the page fetched its copy before this stream
             // was followed, and a change in between would otherwise never reach it.
-            var shown = Pages.preview(documents.view(file, id: id))
+            var shown = Pages.preview(documents.view(file, id: id), reader: "")
             continuation.yield(ServerSentEvent(name: "preview", data: shown))
             while follower.wait() {
-                let now = Pages.preview(documents.view(file, id: id))
+                let now = Pages.preview(documents.view(file, id: id), reader: "")
                 guard now != shown else { continue }
                 shown = now
                 continuation.yield(ServerSentEvent(name: "preview", data: now))

@@ -266,9 +266,12 @@ final class ServeTests: WatchFixture {
         #expect(try get("/?q=fine").status == 200)
     }
 
-    @Test("In Chromium: type, see hits, open a preview by keyboard, watch it and the list follow the disk; nothing hostile runs")
+    @Test("In Chromium: type, see hits, open a preview by keyboard, watch it and the list follow the disk; read a long file from its match; nothing hostile runs")
     func browser() throws {
         try write("notes.txt", "first line about comets\n")
+        var lines = (1...1_002).map { "line \($0) of filler" }
+        (lines[118], lines[119], lines[899]) = ("cache = okapimemory.allocate()", "okapimemory again", "free(okapimemory)")
+        try write("reader.py", lines.joined(separator: "\n") + "\n")
         try write("<img src=x onerror=alert(1)>.txt", "hostile name\n")
         try write("drawing.svg", """
             <svg xmlns="http://www.w3.org/2000/svg" width="40" height="40"><script>alert('svg')</script>\
@@ -288,6 +291,7 @@ final class ServeTests: WatchFixture {
         #expect(report.contains("\"ok\": true"))
         #expect(FileManager.default.fileExists(atPath: artifacts + "/search.png"))
         #expect(FileManager.default.fileExists(atPath: artifacts + "/pdf-preview.png"))
+        #expect(FileManager.default.fileExists(atPath: artifacts + "/reader.png"))
     }
 
     /// A PNG's tEXt keys and size.

@@ -115,6 +115,140 @@ const list = {
   },
 };
 
+/// The reader: a document's whole text, numbered, opened at its first match. Stretches of
+/// lines load as it scrolls; n and N (or the buttons) go to the next and previous match,
+/// loading the stretch that holds it; "3 of 17" says where.
+const reader = {
+  section: null,
+  matches: [],
+  at: 0,
+  loading: false,
+  observer: null,
+
+  start(section, openAtMatch = true) {
+    this.section = section;
+    if (!section) return;
+    this.matches = section.dataset.matches ? section.dataset.matches.split(",").map(Number) : [];
+    section.addEventListener("click", (event) => {
+      const step = event.target.closest("button.step");
+      if (step) this.go(this.at + Number(step.dataset.step));
+    });
+    this.observe();
+    if (openAtMatch && this.matches.length) this.go(0, "center");
+  },
+
+  parameters(extra) {
+    const p = new URLSearchParams({ q: this.section.dataset.q, ...extra });
+    return p.toString();
+  },
+
+  scroller() {
+    const pane = this.section.closest("#preview");
+    return pane && getComputedStyle(pane).overflowY !== "visible" && pane.scrollHeight > pane.clientHeight
+      ? pane : (this.section.closest("main.single") || document.scrollingElement);
+  },
+
+  /// The k-th match (wrapping round), loading its stretch when it is not on the page.
+  async go(k, block = "center") {
+    const count = this.matches.length;
+    if (!count || !this.section) return;
+    k = ((k % count) + count) % count;
+    const line = this.matches[k];
+    const nth = k - this.matches.indexOf(line);
+    let item = this.section.querySelector("#L" + line);
+    if (!item) {
+      await this.reload(Math.max(1, line - 20));
+      item = this.section.querySelector("#L" + line);
+    }
+    if (!item) return;
+    this.at = k;
+    for (const mark of this.section.querySelectorAll("mark.current")) mark.classList.remove("current");
+    const mark = item.querySelectorAll("mark")[nth] || item;
+    mark.classList.add("current");
+    mark.scrollIntoView({ block });
+    const at = this.section.querySelector(".at");
+    if (at) at.textContent = `${k + 1} of ${count}`;
+  },
+
+  /// The reader again from line `from` (a match not loaded, or the file changed); `also`
+  /// runs in the same moment the new reader is placed.
+  async reload(from, also) {
+    const id = this.section.dataset.id;
+    const response = await fetch(`/api/reader/${id}?` + this.parameters({ from }));
+    const html = await response.text();
+    if (also) also();
+    if (!html || !this.section) return;
+    const holder = document.createElement("div");
+    holder.innerHTML = html;
+    const fresh = holder.firstElementChild;
+    this.section.replaceWith(fresh);
+    const at = this.at;
+    this.start(fresh, false);
+    this.at = Math.min(at, Math.max(this.matches.length - 1, 0));
+  },
+
+  /// Loads the next (or previous) stretch when the last (or first) line comes into view.
+  observe() {
+    if (this.observer) this.observer.disconnect();
+    this.observer = new IntersectionObserver((entries) => {
+      for (const entry of entries) if (entry.isIntersecting) this.more(entry.target.dataset.edge);
+    }, { rootMargin: "600px 0px" });
+    const lists = this.section.querySelectorAll("ol.lines");
+    if (!lists.length) return;
+    const first = lists[0].firstElementChild, last = lists[lists.length - 1].lastElementChild;
+    if (first && Number(lists[0].dataset.from) > 1) { first.dataset.edge = "before"; this.observer.observe(first); }
+    if (last && Number(lists[lists.length - 1].dataset.to) < Number(this.section.dataset.lines)) {
+      last.dataset.edge = "after";
+      this.observer.observe(last);
+    }
+  },
+
+  async more(edge) {
+    if (this.loading || !this.section) return;
+    const lists = this.section.querySelectorAll("ol.lines");
+    const section = this.section;
+    const first = lists[0], last = lists[lists.length - 1];
+    const count = 300;
+    const from = edge === "after" ? Number(last.dataset.to) + 1 : Math.max(1, Number(first.dataset.from) - count);
+    const to = edge === "after" ? from + count - 1 : Number(first.dataset.from) - 1;
+    if (to < from) return;
+    this.loading = true;
+    try {
+      const response = await fetch(`/api/lines/${section.dataset.id}?` + this.parameters({ from, count: to - from + 1 }));
+      const html = await response.text();
+      if (section !== this.section || !html) return;
+      const holder = document.createElement("div");
+      holder.innerHTML = html;
+      const list = holder.firstElementChild;
+      if (edge === "after") last.after(list);
+      else {
+        // Put in above what is being read without moving it.
+        const scroller = this.scroller(), before = scroller.scrollHeight;
+        first.before(list);
+        scroller.scrollTop += scroller.scrollHeight - before;
+      }
+      this.observe();
+    } finally {
+      this.loading = false;
+    }
+  },
+
+  /// After the file changed: the same stretch again, where the reader was.
+  async refresh(also) {
+    if (!this.section) { if (also) also(); return; }
+    const scroller = this.scroller();
+    const lines = Array.from(this.section.querySelectorAll("ol.lines li"));
+    const top = scroller === document.scrollingElement ? 0 : scroller.getBoundingClientRect().top;
+    const visible = lines.find((item) => item.getBoundingClientRect().bottom > top) || lines[0];
+    if (!visible) { if (also) also(); return; }
+    const offset = visible.getBoundingClientRect().top;
+    const line = Number(visible.value);
+    await this.reload(Math.max(1, line), also);
+    const again = this.section && this.section.querySelector("#L" + line);
+    if (again) scroller.scrollTop += again.getBoundingClientRect().top - offset;
+  },
+};
+
 const preview = {
   events: null,
   id: null,
@@ -123,11 +257,14 @@ const preview = {
     this.id = id;
     const pane = $("#preview");
     pane.setAttribute("aria-busy", "true");
-    const response = await fetch("/api/preview/" + id);
+    // Opened at the query's first match (the query as the results were made for it).
+    const q = $("#q") ? $("#q").value : "";
+    const response = await fetch("/api/preview/" + id + (q ? "?" + new URLSearchParams({ q }) : ""));
     if (this.id !== id) return;
     pane.innerHTML = await response.text();
     pane.removeAttribute("aria-busy");
     document.body.classList.add("previewing");
+    reader.start($("#reader"));
     this.follow(id);
   },
 
@@ -136,7 +273,16 @@ const preview = {
     if (this.events) this.events.close();
     this.events = new EventSource("/events/preview/" + id);
     this.events.addEventListener("preview", (event) => {
-      if (this.id === id || this.id === null) $("#preview").innerHTML = event.data;
+      if (this.id !== id && this.id !== null) return;
+      const article = $("#preview article.doc");
+      if (article && $("#reader")) {
+        // The document's part again; the reader reloads where it is being read.
+        const holder = document.createElement("div");
+        holder.innerHTML = event.data;
+        // Both at once, once the reader's text is in hand: the page never shows one version's
+        // facts over the other's text.
+        reader.refresh(() => article.replaceWith(holder.querySelector("article.doc")));
+      } else $("#preview").innerHTML = event.data;
     });
   },
 
@@ -164,6 +310,12 @@ function start() {
   const single = document.querySelector("#preview[data-follow]");
   if (single) {
     preview.id = single.dataset.follow;
+    reader.start($("#reader"));
+    document.addEventListener("keydown", (event) => {
+      if (event.target.closest("input, textarea, select")) return;
+      if (event.key === "n") reader.go(reader.at + 1);
+      else if (event.key === "N") reader.go(reader.at - 1);
+    });
     preview.follow(single.dataset.follow);
     return;
   }
@@ -185,6 +337,10 @@ function start() {
 
   document.addEventListener("keydown", (event) => {
     const inField = event.target === $("#q");
+    if (!inField && document.body.classList.contains("previewing") && (event.key === "n" || event.key === "N")) {
+      reader.go(reader.at + (event.key === "n" ? 1 : -1));
+      return;
+    }
     if (event.key === "ArrowDown") { event.preventDefault(); list.move(inField && !list.chosen() ? 0 : 1); }
     else if (event.key === "ArrowUp") {
       event.preventDefault();

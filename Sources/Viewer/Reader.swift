@@ -1,0 +1,202 @@
+import Engine
+import FileAccess
+import Foundation
+import Index
+import Rendering
+import SystemPackage
+
+/// A document's whole text as the reader shows it: numbered lines, served a stretch at a
+/// time as the reader scrolls, every match of the query marked as the index matched it.
+struct ReaderText: Sendable {
+    let text: String
+    /// Where each line starts, in UTF-8 bytes (and, last, the text's end plus one).
+    let lineStarts: [Int]
+
+    init(_ text: String) {
+        var text = text
+        text.makeContiguousUTF8()
+        self.text = text
+        var starts = [0]
+        text.utf8.withContiguousStorageIfAvailable { bytes in
+            for (i, byte) in bytes.enumerated() where byte == UInt8(ascii: "\n") { starts.append(i + 1) }
+            if starts.last == bytes.count, bytes.count > 0 { starts.removeLast() }  // a final newline ends the last line
+            starts.append(bytes.count + 1)
+        }
+        lineStarts = starts
+    }
+
+    var lineCount: Int { max(lineStarts.count - 1, 0) }
+
+    /// The line holding byte `offset` (1-based).
+    func line(at offset: Int) -> Int {
+        var low = 0, high = lineStarts.count - 1
+        while low < high {
+            let middle = (low + high + 1) / 2
+            if lineStarts[middle] <= offset { low = middle } else { high = middle - 1 }
+        }
+        return low + 1
+    }
+
+    /// The bytes of line `number` (1-based), without its newline.
+    func bytes(ofLine number: Int) -> Range<Int> {
+        lineStarts[number - 1]..<(lineStarts[number] - 1)
+    }
+}
+
+/// A query's marks in one text: every match's bytes, and the line of each (for "3 of 17").
+struct ReaderMarks: Sendable {
+    let ranges: [Range<Int>]
+    let lines: [Int]
+
+    static let none = ReaderMarks(ranges: [], lines: [])
+}
+
+/// The last few texts and marks asked for, so that scrolling through a document does not
+/// open it again for each stretch (keyed by the file's signature: a changed file is read again).
+final class ReaderCache: Sendable {
+    private struct Key: Hashable {
+        let id: Int64
+        let signature: FileSignature
+    }
+    private let texts = Locked<[(Key, ReaderText)]>([])
+    private let marks = Locked<[(Key, String, ReaderMarks)]>([])
+    static let kept = 4
+
+    func text(id: Int64, signature: FileSignature, make: () -> ReaderText?) -> ReaderText? {
+        let key = Key(id: id, signature: signature)
+        if let hit = texts.withLock({ $0.first { $0.0 == key }?.1 }) { return hit }
+        guard let made = make() else { return nil }
+        texts.withLock { texts in
+            texts.removeAll { $0.0.id == id }
+            texts.insert((key, made), at: 0)
+            if texts.count > Self.kept { texts.removeLast() }
+        }
+        return made
+    }
+
+    func marks(id: Int64, signature: FileSignature, query: String, make: () -> ReaderMarks) -> ReaderMarks {
+        let key = Key(id: id, signature: signature)
+        if let hit = marks.withLock({ $0.first { $0.0 == key && $0.1 == query }?.2 }) { return hit }
+        let made = make()
+        marks.withLock { marks in
+            marks.insert((key, query, made), at: 0)
+            if marks.count > Self.kept * 2 { marks.removeLast() }
+        }
+        return made
+    }
+}
+
+extension ViewerServer {
+    /// Lines shown at once: the first screen, and each stretch loaded as the reader scrolls.
+    static let readerLines = 300
+    /// The most bytes of one stretch (a file of few, very long lines).
+    static let readerBytes = 256 << 10
+
+    /// The file's whole text (its plain-text rendition, read as the indexer reads it; another
+    /// host's from what that host stored) and the query's marks in it.
+    func reader(_ file: IndexedFile, id: Int64, query: String) -> (ReaderText, ReaderMarks)? {
+        // This machine's file as it is now (the index may not have caught up with a change the
+        // page was told of); another host's as its row says.
+        let stored = file.signature
+        let signature = file.host == nil ? (try? FileStatus.lstat(FilePath(bytes: file.path)))?.signature ?? stored : stored
+        guard let text = readerCache.text(id: id, signature: signature, make: { readerText(file, id: id).map(ReaderText.init) })
+        else { return nil }
+        let marks = readerCache.marks(id: id, signature: signature, query: query) {
+            guard !query.isEmpty, let expression = (try? SearchQuery.parse(query))?.match?.highlighted,
+                  let ranges = try? TextWords().matches(in: text.text, of: expression)
+            else { return .none }
+            return ReaderMarks(ranges: ranges, lines: ranges.map { text.line(at: $0.lowerBound) })
+        }
+        return (text, marks)
+    }
+
+    private func readerText(_ file: IndexedFile, id: Int64) -> String? {
+        guard file.host == nil else { return (try? index.storedText(id: id, limit: documents.budget.textBytes)) ?? nil }
+        let opener = documents.opener
+        guard let prepared = try? opener.prepare(FilePath(bytes: file.path)), prepared.classification.status?.kind == .regular,
+              case .success(let extraction?) = opener.read(prepared, preview: false, text: true, textBytes: opener.budget.readBytes)
+        else { return nil }
+        return extraction.text ?? extraction.preview?.plainText
+    }
+
+    /// The reader of a file (nil when it has no text): from line `from`, else around the
+    /// first match, else from the start.
+    func readerSection(_ file: IndexedFile, id: Int64, query: String, from: Int?) -> String? {
+        guard let (text, marks) = reader(file, id: id, query: query), text.lineCount > 0 else { return nil }
+        return Self.readerSection(text, marks: marks, id: id, query: query, from: from)
+    }
+
+    /// The reader: the stretch of lines around the first match (or the start), the matches'
+    /// lines for "3 of 17", and what the script needs to load the rest as the reader scrolls.
+    static func readerSection(_ text: ReaderText, marks: ReaderMarks, id: Int64, query: String, from asked: Int? = nil) -> String {
+        let first = marks.lines.first ?? 1
+        let from = min(max(1, asked ?? (first - 20)), max(text.lineCount, 1))
+        let counter = marks.ranges.isEmpty
+            ? (query.isEmpty ? "" : "<span class=\"at\">No match in the text</span>")
+            : "<button type=\"button\" class=\"step\" data-step=\"-1\" title=\"Previous match (N)\" aria-label=\"Previous match\">↑</button>"
+                + "<span class=\"at\" aria-live=\"polite\">1 of \(marks.ranges.count)</span>"
+                + "<button type=\"button\" class=\"step\" data-step=\"1\" title=\"Next match (n)\" aria-label=\"Next match\">↓</button>"
+        return """
+            <section id="reader" class="reader" data-id="\(id)" data-q="\(escape(query))" data-lines="\(text.lineCount)" \
+            data-matches="\(marks.lines.map(String.init).joined(separator: ","))">
+            <nav class="matches"><span class="lines-count">\(text.lineCount.formatted()) lines</span>\(counter)</nav>
+            \(lines(text, marks: marks, from: from, count: readerLines))
+            </section>
+
+            """
+    }
+
+    /// Lines `from` … of the text as an `<ol>` numbered from `from`, every match marked.
+    static func lines(_ text: ReaderText, marks: ReaderMarks, from: Int, count: Int) -> String {
+        guard text.lineCount > 0, from >= 1, from <= text.lineCount else {
+            return "<ol class=\"lines\" data-from=\"\(from)\" data-to=\"\(from - 1)\"></ol>"
+        }
+        return text.text.utf8.withContiguousStorageIfAvailable { bytes in
+            var html = ""
+            var bytesShown = 0
+            var number = from
+            // The first mark at or after the stretch's start.
+            var next = marks.ranges.partitioningIndex { $0.lowerBound >= text.lineStarts[from - 1] }
+            func piece(_ range: Range<Int>) -> String {
+                range.isEmpty ? "" : escape(String(decoding: UnsafeBufferPointer(rebasing: bytes[range]), as: UTF8.self))
+            }
+            while number <= text.lineCount, number < from + count, bytesShown < readerBytes {
+                let line = text.bytes(ofLine: number)
+                var end = min(line.upperBound, line.lowerBound + readerBytes)
+                while end < line.upperBound, end > line.lowerBound, bytes[end] & 0xC0 == 0x80 { end -= 1 }  // on a character's start
+                let shown = line.lowerBound..<end
+                var body = ""
+                var at = shown.lowerBound
+                while next < marks.ranges.count, marks.ranges[next].lowerBound < shown.upperBound {
+                    let mark = marks.ranges[next].clamped(to: at..<shown.upperBound)
+                    if !mark.isEmpty {
+                        body += piece(at..<mark.lowerBound) + "<mark>" + piece(mark) + "</mark>"
+                        at = mark.upperBound
+                    }
+                    next += 1
+                }
+                body += piece(at..<shown.upperBound)
+                if shown.upperBound < line.upperBound {
+                    body += "<span class=\"cut\">… \((line.upperBound - shown.upperBound).formatted()) more bytes on this line</span>"
+                }
+                while next < marks.ranges.count, marks.ranges[next].lowerBound <= line.upperBound { next += 1 }
+                html += "<li id=\"L\(number)\" value=\"\(number)\">\(body.isEmpty ? "\u{200B}" : body)</li>"
+                bytesShown += shown.count + 1
+                number += 1
+            }
+            return "<ol class=\"lines\" start=\"\(from)\" data-from=\"\(from)\" data-to=\"\(number - 1)\">" + html + "</ol>"
+        } ?? ""
+    }
+}
+
+extension Array {
+    /// The first index whose element satisfies `belongs` (the elements that do come last).
+    func partitioningIndex(where belongs: (Element) -> Bool) -> Int {
+        var low = 0, high = count
+        while low < high {
+            let middle = (low + high) / 2
+            if belongs(self[middle]) { high = middle } else { low = middle + 1 }
+        }
+        return low
+    }
+}
