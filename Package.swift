@@ -268,7 +268,7 @@ let package = Package(
             dependencies: ["Viewer", "DocentKit", "Engine", "Index", "FileAccess", "TestSupport",
                            .product(name: "Hummingbird", package: "hummingbird"),
                            .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOEmbedded", package: "swift-nio"),
-                           .product(name: "Logging", package: "swift-log"),
+                           .product(name: "Logging", package: "swift-log"), .product(name: "SystemPackage", package: "swift-system"),
                            .product(name: "HTTPTypes", package: "swift-http-types")]
         ),
         .testTarget(name: "EngineTests", dependencies: ["Engine", "FileAccess", "Index", "Watcher", "TestSupport", .product(name: "SystemPackage", package: "swift-system")]),

@@ -26,7 +26,8 @@ package struct SearchCommand: ParsableCommand {
 
     @OptionGroup var location: IndexLocation
 
-    @Option(help: "The most hits to show.")
+    // Unconditional: `--limit -1` is a bad number (said so), not a missing one.
+    @Option(parsing: .unconditional, help: "The most hits to show.")
     package var limit = 20
 
     @Flag(help: "One JSON object per hit per line: path, contentType, title, score, snippet.")
@@ -81,7 +82,11 @@ package struct SearchCommand: ParsableCommand {
         do { hits = try index.search(request) } catch { throw IndexLocation.failure(error, path: index.path) }
         showSuggestions(suggestions)
         for hit in hits { show(hit, event: nil) }
-        if hits.isEmpty { throw ExitCode(1) }
+        if hits.isEmpty {
+            // A person at a terminal is told; a script has the exit status and an empty output.
+            if Output.isTerminal, !json, !files, !print0 { Output.error("no matches for \(query.joined(separator: " ").terminalSafe)") }
+            throw ExitCode(1)
+        }
     }
 
     /// "Did you mean …" before the hits: a line on a terminal, a JSON object under --json.

@@ -7,6 +7,7 @@ import Index
 import FileAccess
 import Rendering
 import SystemPackage
+import Watcher
 
 /// `docent index [ROOT...]`: brings the index in line with the files under the roots.
 struct IndexCommand: ParsableCommand {
@@ -81,10 +82,18 @@ enum Roots {
                         keepMissing: Bool) throws -> [FilePath] {
         var paths: [FilePath] = []
         for root in arguments {
-            let path = Paths.absolute(root)
-            guard let status = try? FileStatus.lstat(path), status.kind == .directory else {
-                throw CommandFailure("\(root): not a directory")
+            var path = Paths.absolute(root)
+            if let kind = VirtualFileSystem.kind(of: path) {
+                throw CommandFailure("\(root): a directory of the kernel's \(kind) file system, whose files are made up as they are read, not documents: Docent does not index it")
             }
+            guard let status = try? FileStatus.lstat(path) else { throw CommandFailure("\(root): no such directory") }
+            // A root given as a link to a directory (~/Documents → /data/documents): the directory.
+            if status.kind == .symbolicLink, let target = path.withPlatformString({ realpath($0, nil) }) {
+                defer { free(target) }
+                let resolved = FilePath(platformString: target)
+                if (try? FileStatus.lstat(resolved))?.kind == .directory { path = resolved }
+            }
+            guard (try? FileStatus.lstat(path))?.kind == .directory else { throw CommandFailure("\(root): not a directory") }
             paths.append(path)
         }
         if paths.isEmpty {

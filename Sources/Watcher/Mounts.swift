@@ -67,3 +67,22 @@ public enum RemoteFileSystem {
         return names[Int(UInt32(truncatingIfNeeded: type))]
     }
 }
+
+/// File systems the kernel makes up as they are read (processes, devices, its own state):
+/// their "files" are not documents, and reading some of them blocks or never ends.
+public enum VirtualFileSystem {
+    static let names: [Int: String] = [
+        0x9FA0: "proc", 0x6265_6572: "sysfs", 0x6462_6720: "debugfs", 0x7472_6163: "tracefs", 0x6367_7270: "cgroup2",
+        0x0027_E0EB: "cgroup", 0x7363_6673: "securityfs", 0xCAFE_4A11: "bpf", 0x1CD1: "devpts", 0x6265_6570: "configfs",
+        0x6165_676C: "pstore", 0x6573_5543: "fusectl", 0x1980_0202: "mqueue", 0xDE5E_81E4: "efivarfs", 0x4249_4E4D: "binfmt_misc",
+        0x4244_4346: "tracefs", 0x0000_9FA2: "usbdevfs",
+    ]
+
+    /// The kind of kernel-made file system `path` is on (following a symbolic link), or nil.
+    public static func kind(of path: FilePath) -> String? {
+        let type = path.withPlatformString { docent_fs_type($0) }
+        guard type >= 0 else { return nil }
+        return names[Int(UInt32(truncatingIfNeeded: type))]
+    }
+}
+

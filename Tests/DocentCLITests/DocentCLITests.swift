@@ -188,6 +188,36 @@ struct DocentCLITests {
         #expect(!r.stderr.isEmpty)
     }
 
+    @Test("Each bad number, missing or virtual directory is named for what it is, exit 2", arguments: [
+        (["search", "kettle", "--limit", "-1"], "--limit must be at least 1"),
+        (["search", "kettle", "--limit", "0"], "--limit must be at least 1"),
+        (["index", "/proc/self"], "/proc/self: a directory of the kernel's proc file system"),
+        (["index", "/sys/kernel"], "/sys/kernel: a directory of the kernel's sysfs file system"),
+        (["index", "/no/such/place"], "/no/such/place: no such directory"),
+        (["index", "/etc/hostname"], "/etc/hostname: not a directory"),
+    ])
+    func namedMistakes(arguments: [String], message: String) throws {
+        let dir = try TemporaryDirectory()
+        let r = try Docent.run(arguments, environment: ["XDG_DATA_HOME": dir.path + "/data", "XDG_CACHE_HOME": dir.path + "/cache"])
+        #expect(r.status == 2 && r.stderr.contains(message), "\(arguments): \(r.stderr)")
+    }
+
+    @Test("A root given as a link to a directory indexes the directory; no hits are said on a terminal, not on a pipe")
+    func linkedRootAndNoHits() throws {
+        let dir = try TemporaryDirectory()
+        try dir.write("real/a.txt", "a linked kettle")
+        #expect(symlink(dir.path + "/real", dir.path + "/alias") == 0)
+        let env = ["XDG_DATA_HOME": dir.path + "/data", "XDG_CACHE_HOME": dir.path + "/cache"]
+        #expect(try Docent.run(["index", dir.path + "/alias"], environment: env).status == 0)
+        let found = try Docent.run(["search", "kettle", "--files"], environment: env)
+        #expect(found.stdout == dir.path + "/real/a.txt\n")
+        let piped = try Docent.run(["search", "zebra"], environment: env)
+        #expect(piped.status == 1 && piped.stdout.isEmpty && piped.stderr.isEmpty)
+        let command = "XDG_DATA_HOME=\(dir.path)/data \(Docent.binary.path) search zebra; echo status=$?"
+        let terminal = String(decoding: try runTool("/usr/bin/script", ["-qec", command, "/dev/null"]).output, as: UTF8.self)
+        #expect(terminal.contains("no matches for zebra") && terminal.contains("status=1"), "\(terminal)")
+    }
+
     @Test("types lists, filters by conformance, and shows one type")
     func types() throws {
         let images = try Docent.run(["types", "--conforming-to", "public.image", "--json"])
