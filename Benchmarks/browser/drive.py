@@ -144,6 +144,23 @@ def test(url, root, artifacts):
         wait(driver, lambda d: d.execute_script("return document.querySelectorAll('#reader ol.lines li').length") > shown,
              "more lines as the reader scrolls")
 
+        # Results to go through: 25 matches, 20 shown, the rest on scrolling; with the preview
+        # open, the arrow keys move it with the selection; / returns to the field.
+        press(driver, Keys.ESCAPE)
+        field.clear()
+        type_slowly(field, "pebblestone", pause=0.02)
+        wait(driver, lambda d: len(d.find_elements(By.CSS_SELECTOR, "#hits li")) == 20 and "25 matches" in text(d, "#problem"),
+             "20 of 25 matches")
+        driver.execute_script("const r = document.querySelector('#results'); r.scrollTop = r.scrollHeight;")
+        wait(driver, lambda d: len(d.find_elements(By.CSS_SELECTOR, "#hits li")) == 25, "the other 5 on scrolling")
+        field.send_keys(Keys.ENTER)
+        wait(driver, lambda d: "pebble" in text(d, "#preview .path"), "a pebble's preview")
+        first = text(driver, "#preview .path")
+        press(driver, Keys.ARROW_DOWN)
+        wait(driver, lambda d: text(d, "#preview .path") not in ("", first), "the preview to follow the selection down")
+        press(driver, "/")
+        check(driver.switch_to.active_element == field, "/ returns to the search field")
+
         # Esc closes the preview, Esc again returns to the field.
         press(driver, Keys.ESCAPE)
         check("previewing" not in (driver.find_element(By.TAG_NAME, "body").get_attribute("class") or ""), "Esc closes the preview")

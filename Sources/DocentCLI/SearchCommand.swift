@@ -30,6 +30,12 @@ package struct SearchCommand: ParsableCommand {
     @Option(parsing: .unconditional, help: "The most hits to show.")
     package var limit = 20
 
+    @Option(parsing: .unconditional, help: "Hits to skip first: the next page is --offset 20 (with the default --limit).")
+    package var offset = 0
+
+    @Option(help: "The order of the hits: relevance (the default), modified (newest first), name, size (largest first).")
+    package var sort: SearchOrder = .relevance
+
     @Flag(help: "One JSON object per hit per line: path, contentType, title, score, snippet.")
     package var json = false
 
@@ -44,6 +50,7 @@ package struct SearchCommand: ParsableCommand {
 
     package func validate() throws {
         if limit < 1 { throw ValidationError("--limit must be at least 1.") }
+        if offset < 0 { throw ValidationError("--offset must be 0 or more.") }
         if query.isEmpty { throw ValidationError("give a query, such as `docent search invoice type:pdf`.") }
     }
 
@@ -150,6 +157,7 @@ package struct SearchCommand: ParsableCommand {
         var command = SearchCommand()
         command.query = query
         command.limit = limit
+        (command.offset, command.sort) = (0, .relevance)  // every option set: a wrapper left unset cannot be read
         command.json = json
         command.files = files
         command.print0 = print0
@@ -169,7 +177,9 @@ package struct SearchCommand: ParsableCommand {
         } catch {
             throw CommandFailure(error.description)
         }
-        return try SearchRequest(parsed, limit: limit, in: index)
+        var request = try SearchRequest(parsed, limit: limit, in: index)
+        (request.offset, request.order) = (offset, sort)
+        return request
     }
 
     /// Prints one hit in the chosen form; `event` tags JSON objects under --follow.
@@ -319,3 +329,6 @@ package enum TypeNames {
         return found
     }
 }
+
+extension SearchOrder: ExpressibleByArgument {}
+

@@ -30,11 +30,36 @@ public struct SearchRequest: Sendable {
     /// Whether hits are ranked (BM25 for every match); without, they come newest first, for
     /// a caller that wants the set of matches (a live search comparing it after each commit).
     public var ranked = true
+    /// Hits to skip before the first one returned (the next page).
+    public var offset = 0
+    /// The order of the hits.
+    public var order = SearchOrder.relevance
 
     public init(match: FTSExpression?, contentTypes: Set<String>? = nil, limit: Int = 20) {
         self.match = match
         self.contentTypes = contentTypes
         self.limit = limit
+    }
+}
+
+/// The order hits come in (`docent search --sort`, the viewer's sort menu).
+public enum SearchOrder: String, Sendable, CaseIterable {
+    /// The best match first (ties: the newer first).
+    case relevance
+    /// The most recently modified first.
+    case modified
+    /// By name, A to Z (case folded), then path.
+    case name
+    /// The largest first.
+    case size
+
+    /// The SQL ordering over `files` (SQLite and PostgreSQL alike), for an order other than relevance.
+    package func sql(table: String, nameColumn: String = "name") -> String {
+        switch self {
+        case .relevance, .modified: "\(table).modified DESC, \(table).id DESC"
+        case .name: "lower(\(table).\(nameColumn)), \(table).path"
+        case .size: "\(table).size DESC, \(table).id DESC"
+        }
     }
 }
 
@@ -96,10 +121,27 @@ extension FileIndex {
         return (lower, String(decoding: start, as: UTF8.self))
     }
 
-    /// The best `request.limit` hits, by BM25 then recency.
+    /// How many files match `request` (its limit and offset aside).
+    public func count(_ request: SearchRequest) throws(IndexError) -> Int {
+        guard let (conditions, arguments) = conditions(request) else { return 0 }
+        let sql = """
+            SELECT count(*) FROM \(request.match != nil ? "files_fts CROSS JOIN files ON files.id = files_fts.rowid" : "files")
+            \(conditions.isEmpty ? "" : "WHERE " + conditions.joined(separator: " AND "))
+            """
+        return try read { db in try Int.fetchOne(db, sql: sql, arguments: StatementArguments(arguments)) ?? 0 }
+    }
+
+    /// The best `request.limit` hits after `request.offset`, by BM25 then recency (or in
+    /// `request.order`).
     public func search(_ request: SearchRequest) throws(IndexError) -> [SearchHit] {
+        guard let (conditions, arguments) = conditions(request) else { return [] }
+        return try search(request, conditions: conditions, arguments: arguments)
+    }
+
+    /// The SQL conditions of a request and their arguments; nil when nothing can match.
+    private func conditions(_ request: SearchRequest) -> ([String], [any DatabaseValueConvertible])? {
         // One machine's index holds this host's files alone.
-        if !request.hosts.isEmpty, !request.hosts.contains(where: { $0.lowercased() == host.lowercased() }) { return [] }
+        if !request.hosts.isEmpty, !request.hosts.contains(where: { $0.lowercased() == host.lowercased() }) { return nil }
         var conditions: [String] = []
         var arguments: [any DatabaseValueConvertible] = []
         if let match = request.match {
@@ -107,7 +149,7 @@ extension FileIndex {
             arguments.append(match.matchString)
         }
         if let types = request.contentTypes {
-            guard !types.isEmpty else { return [] }
+            guard !types.isEmpty else { return nil }
             conditions.append("files.contentType IN (" + Array(repeating: "?", count: types.count).joined(separator: ", ") + ")")
             arguments.append(contentsOf: types.sorted() as [any DatabaseValueConvertible])
         }
@@ -147,7 +189,7 @@ extension FileIndex {
             conditions.append("(" + ranges.joined(separator: " OR ") + ")")
         }
         if let paths = request.paths {
-            guard !paths.isEmpty else { return [] }
+            guard !paths.isEmpty else { return nil }
             conditions.append("files.path IN (" + Array(repeating: "?", count: paths.count).joined(separator: ", ") + ")")
             arguments.append(contentsOf: paths.map { Data($0) } as [any DatabaseValueConvertible])
         }
@@ -157,8 +199,13 @@ extension FileIndex {
                 arguments.append(bound.value)
             }
         }
+        return (conditions, arguments)
+    }
+
+    private func search(_ request: SearchRequest, conditions: [String], arguments: [any DatabaseValueConvertible]) throws(IndexError) -> [SearchHit] {
+        var arguments = arguments
         let joinsText = request.match != nil
-        let ranked = joinsText && request.ranked
+        let ranked = joinsText && request.ranked && request.order == .relevance
         // First the ranking alone (BM25, docent_rank, for every match, then the order and the limit), then
         // snippets for the rows kept: a snippet costs a pass over the text, so it is never
         // made for a row the limit drops. The full-text match drives the join (CROSS JOIN keeps
@@ -168,7 +215,7 @@ extension FileIndex {
         let sql = ranked && conditions.count == 1 ? """
             SELECT files.id, files.path, files.contentType, files.title, files.modified, ranked.score
             FROM (SELECT rowid, -docent_rank(files_fts, \(Self.weights)) AS score FROM files_fts WHERE files_fts MATCH ?
-                  ORDER BY score DESC, rowid DESC LIMIT ?) AS ranked
+                  ORDER BY score DESC, rowid DESC LIMIT ? OFFSET ?) AS ranked
             CROSS JOIN files ON files.id = ranked.rowid
             ORDER BY ranked.score DESC, files.modified DESC
             """ : """
@@ -176,10 +223,11 @@ extension FileIndex {
                    \(ranked ? "-docent_rank(files_fts, \(Self.weights))" : "0.0") AS score
             FROM \(joinsText ? "files_fts CROSS JOIN files ON files.id = files_fts.rowid" : "files")
             \(conditions.isEmpty ? "" : "WHERE " + conditions.joined(separator: " AND "))
-            ORDER BY \(ranked ? "score DESC," : "") files.modified DESC
-            LIMIT ?
+            ORDER BY \(ranked ? "score DESC, files.modified DESC" : request.order.sql(table: "files"))
+            LIMIT ? OFFSET ?
             """
         arguments.append(request.limit)
+        arguments.append(max(request.offset, 0))
         return try read { db in
             let rows = try Row.fetchAll(db, sql: sql, arguments: StatementArguments(arguments))
             guard !rows.isEmpty else { return [] }

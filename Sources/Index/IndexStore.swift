@@ -62,6 +62,8 @@ public protocol IndexStore: AnyObject, Sendable {
 
     // MARK: Searches (every host's rows)
     func search(_ request: SearchRequest) throws(IndexError) -> [SearchHit]
+    /// How many files match `request`, its limit and offset aside.
+    func count(_ request: SearchRequest) throws(IndexError) -> Int
     func suggestions(for match: FTSExpression?) throws(IndexError) -> [SpellingSuggestion]
     func statistics() throws(IndexError) -> IndexStatistics
     func filesWithErrors(limit: Int?) throws(IndexError) -> [IndexedFile]

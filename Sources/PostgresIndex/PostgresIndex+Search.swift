@@ -37,6 +37,23 @@ extension PostgresIndex {
     /// metadata and first 1 KB of text (`rank_fts`; normalized by its length), then recency;
     /// snippets by Docent's own `docent_snippet` for the rows kept (TextWords).
     public func search(_ request: SearchRequest) throws(IndexError) -> [SearchHit] {
+        guard request.offset > 0 else { return try search(request, counted: nil) }
+        // A later page: the pages before it found, and left out (the two tiers below rank
+        // from the top).
+        var widened = request
+        (widened.limit, widened.offset) = (request.offset + request.limit, 0)
+        return Array(try search(widened, counted: nil).dropFirst(request.offset))
+    }
+
+    /// How many files match `request`, its limit and offset aside.
+    public func count(_ request: SearchRequest) throws(IndexError) -> Int {
+        var count = 0
+        _ = try search(request, counted: { count = $0 })
+        return count
+    }
+
+    /// The hits, or (with `counted`) how many there are.
+    private func search(_ request: SearchRequest, counted: ((Int) -> Void)?) throws(IndexError) -> [SearchHit] {
         let words = try TextWords()
         var conditions: [String] = []
         var parameters: [SQLValue] = []
@@ -120,13 +137,22 @@ extension PostgresIndex {
         // second, every other match by recency, is read only when the first has fewer rows
         // than the limit. (Ranking all 6,430 matches of a common word read every one of their
         // rows: 16 ms in a new server backend.)
-        let ranked = query != nil && request.ranked
+        if let counted {
+            let all = conditions + (matching.map { [$0] } ?? []) + (exact.map { ["f.fts @@ \($0)::tsquery"] } ?? [])
+            let sql = "SELECT count(*) FROM docent_files f" + (all.isEmpty ? "" : " WHERE " + all.joined(separator: " AND "))
+            return try run { connection throws(IndexError) in
+                counted(Int(try connection.execute(sql, parameters).int(0, 0)))
+                return []
+            }
+        }
+        let ranked = query != nil && request.ranked && request.order == .relevance
         let limit = bind(.int(Int64(request.limit)))
         // Bound last: the second tier has the first's ids in its place.
         let anyWord = ranked ? TSQuery.anyWord(request.match!, words: words).map { bind(.text($0)) } : nil
         func statement(ranking: Bool, extra: [String] = []) -> String {
             let score = ranking ? "ts_rank('\(Self.rankWeights)', f.rank_fts, \(query!)::tsquery, 1)" : "0.0"
-            let order = "ORDER BY \(ranking ? "score DESC, " : "")modified DESC"
+            let order = ranking || request.order == .relevance ? "ORDER BY \(ranking ? "score DESC, " : "")modified DESC"
+                : "ORDER BY " + request.order.sql(table: "f")
             // The ranked tier of a query of any of some words needs no test of `fts` (its GIN
             // scan of a prefix's many words was half of `licen*`'s time).
             let conditions = conditions + (ranking && anyWord != nil && rankImpliesMatch ? [] : matching.map { [$0] } ?? []) + extra

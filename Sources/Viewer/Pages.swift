@@ -37,15 +37,20 @@ enum Pages {
     /// What a search gave.
     enum Outcome: Sendable {
         /// Hits, and for a query nothing matched, what it may have meant.
-        case hits([SearchHit], query: String, suggestions: [SpellingSuggestion] = [])
+        /// `total` files match; the hits are those from `offset`; `more` is the address of the next ones.
+        case hits([SearchHit], query: String, suggestions: [SpellingSuggestion] = [], total: Int? = nil, offset: Int = 0, more: String? = nil)
         case error(message: String, column: Int?, query: String)
         case none
     }
 
     /// The search page, with `outcome` already in it (so `/?q=` works without script, and
     /// the first results need no second request).
-    static func search(query: String, group: String, root: String, groups: [String], roots: [String],
+    static func search(query: String, group: String, root: String, order: SearchOrder = .relevance, groups: [String], roots: [String],
                        outcome: Outcome, watching: Bool) -> String {
+        let orders: [(SearchOrder, String)] = [(.relevance, "best match"), (.modified, "newest"), (.name, "name"), (.size, "largest")]
+        let orderOptions = orders.map { value, label in
+            "<option value=\"\(value == .relevance ? "" : value.rawValue)\"\(value == order ? " selected" : "")>\(label)</option>"
+        }.joined()
         let groupOptions = (["" ] + groups).map { name in
             "<option value=\"\(escape(name))\"\(name == group ? " selected" : "")>\(name.isEmpty ? "all types" : escape(name))</option>"
         }.joined()
@@ -58,6 +63,7 @@ enum Pages {
             <input id="q" name="q" type="search" value="\(escape(query))" placeholder="Search: words, &quot;a phrase&quot;, pre*, type:pdf, in:~/notes, modified:&lt;7d" autocomplete="off" spellcheck="false" autofocus aria-label="Search" aria-describedby="problem" aria-controls="hits">
             <select id="group" name="group" aria-label="Type">\(groupOptions)</select>
             <select id="root" name="root" aria-label="Root">\(rootOptions)</select>
+            <select id="sort" name="sort" aria-label="Order">\(orderOptions)</select>
             <noscript><button>Search</button></noscript>
             </form>
             <nav><a href="/status">Status</a>\(watching ? "" : " <span class=\"warn\" title=\"No watcher keeps the index current\">not live</span>")</nav>
@@ -91,8 +97,10 @@ enum Pages {
                 <p id="problem" class="problem" role="alert">\(column.map { "Column \($0): " } ?? "")\(escape(message))<br><code>\(shown)</code></p>\
                 <ol id="hits" role="listbox"></ol>
                 """
-        case .hits(let hits, let query, let suggestions):
-            var count = hits.isEmpty ? "No matches" : hits.count == 1 ? "1 match" : "\(hits.count) best matches"
+        case .hits(let hits, let query, let suggestions, let total, let offset, let more):
+            let all = total ?? hits.count
+            var count = all == 0 ? "No matches" : all == 1 ? "1 match" : "\(all.formatted()) matches"
+            if offset > 0 || hits.count < all { count += " · \((offset + 1).formatted())–\((offset + hits.count).formatted()) shown" }
             if !suggestions.isEmpty {
                 // The query with each word replaced by its suggestion, as a link to that search.
                 let meant = query.split(separator: " ", omittingEmptySubsequences: false).map { word in
@@ -102,8 +110,12 @@ enum Pages {
                 form.queryItems = [URLQueryItem(name: "q", value: meant)]
                 count += ". Did you mean <a class=\"suggestion\" href=\"/\(escape(form.string ?? ""))\">\(escape(meant))</a>?"
             }
-            return "<p id=\"problem\" class=\"count\">\(count)</p><ol id=\"hits\" role=\"listbox\">"
-                + hits.map { hit($0, fresh: fresh.contains($0.id), pictureLater: picturesLater) }.joined() + "</ol>"
+            let rest = all - offset - hits.count
+            let next = rest > 0 && !hits.isEmpty ? more.map {
+                "<a class=\"more\" href=\"\(escape($0))\" data-offset=\"\(offset + hits.count)\">\(min(rest, hits.count).formatted()) more of \(rest.formatted())</a>"
+            } ?? "" : ""
+            return "<p id=\"problem\" class=\"count\">\(count)</p><ol id=\"hits\" role=\"listbox\" start=\"\(offset + 1)\">"
+                + hits.map { hit($0, fresh: fresh.contains($0.id), pictureLater: picturesLater) }.joined() + "</ol>" + next
         }
     }
 
@@ -155,13 +167,16 @@ enum Pages {
 
     /// The document and its reader (the whole text, opened at the first match).
     static func preview(_ view: DocumentView, reader: String?) -> String {
-        guard let reader else { return preview(view) }
-        // Text and source code: the reader is the view (the preview would repeat its first lines).
-        let plain = view.contentType.map { $0.conforms(to: .plainText) && !$0.identifier.contains("markdown") } ?? false
-        return preview(view, showingBody: !plain) + reader
+        preview(view) + (reader ?? "")
     }
 
-    static func preview(_ view: DocumentView, showingBody: Bool = true) -> String {
+    /// Whether the reader is the whole view of documents of `type`: text and source code,
+    /// whose preview would repeat the reader's first lines (the stylesheet hides it then).
+    static func readerIsTheView(_ type: UTType?) -> Bool {
+        type.map { $0.conforms(to: .plainText) && !$0.identifier.contains("markdown") } ?? false
+    }
+
+    static func preview(_ view: DocumentView) -> String {
         let file = view.file
         let id = view.id
         let extraction = view.extraction
@@ -187,8 +202,8 @@ enum Pages {
             }
         }
         if let problem = view.problem { html += "<p class=\"note error\">\(escape(problem))</p>\n" }
-        if showingBody, let preview = extraction?.preview {
-            html += "<section class=\"body\">\n" + HTMLRenderer(loadsImages: false).body(preview) + "</section>\n"
+        if let preview = extraction?.preview {
+            html += "<section class=\"body\(readerIsTheView(view.contentType) ? " plain" : "")\">\n" + HTMLRenderer(loadsImages: false).body(preview) + "</section>\n"
         }
         let previewShowsMetadata = extraction?.preview?.elements.contains { if case .metadata = $0 { true } else { false } } ?? false
         if let fields = extraction?.metadata, !fields.isEmpty, !previewShowsMetadata {

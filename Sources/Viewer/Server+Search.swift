@@ -35,21 +35,42 @@ extension ViewerServer {
         return out
     }
 
-    /// Runs a search as `docent search` does, with the page's filters.
-    func search(query: String, group: String, root: String) throws -> Pages.Outcome {
+    /// The page's order and where its hits start (`sort=`, `offset=`).
+    static func paging(_ request: Request) -> (order: SearchOrder, offset: Int) {
+        let form = form(request.uri.query)
+        return (form["sort"].flatMap(SearchOrder.init(rawValue:)) ?? .relevance, max(0, form["offset"].flatMap(Int.init) ?? 0))
+    }
+
+    /// Runs a search as `docent search` does, with the page's filters, order and offset; the
+    /// total of matching files with the hits.
+    func search(query: String, group: String, root: String, order: SearchOrder = .relevance, offset: Int = 0) throws -> Pages.Outcome {
         switch try request(query: query, group: group, root: root) {
         case .shown(let outcome):
             return outcome
-        case .request(let request):
+        case .request(var request):
+            (request.order, request.offset) = (order, offset)
             do {
                 let hits = try index.search(request)
+                // A first page that holds every match needs no count.
+                let total = offset == 0 && hits.count < request.limit ? hits.count : try index.count(request)
                 // "Did you mean" only for a query nothing matched: a keystroke with hits pays nothing.
                 let suggestions = hits.isEmpty ? (try? index.suggestions(for: request.match)) ?? [] : []
-                return .hits(hits, query: query, suggestions: suggestions)
+                return .hits(hits, query: query, suggestions: suggestions, total: total, offset: offset,
+                             more: Self.address(query: query, group: group, root: root, order: order, offset: offset + hits.count))
             } catch {
                 return .error(message: "\(error)", column: nil, query: query)
             }
         }
+    }
+
+    /// The search page's address for these parameters.
+    static func address(query: String, group: String, root: String, order: SearchOrder, offset: Int) -> String {
+        var components = URLComponents()
+        components.path = "/"
+        components.queryItems = [("q", query), ("group", group), ("root", root), ("sort", order == .relevance ? "" : order.rawValue),
+                                 ("offset", offset == 0 ? "" : String(offset))]
+            .filter { !$0.1.isEmpty }.map { URLQueryItem(name: $0.0, value: $0.1) }
+        return components.string ?? "/"
     }
 
     /// The request for the page's query and filters.

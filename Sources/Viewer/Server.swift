@@ -97,15 +97,17 @@ struct ViewerServer: Sendable {
     private func routes(_ router: Router<BasicRequestContext>) {
         router.get("/") { request, _ in
             let (query, group, root) = Self.parameters(request)
-            let outcome = try await offPool { try search(query: query, group: group, root: root) }
+            let (order, offset) = Self.paging(request)
+            let outcome = try await offPool { try search(query: query, group: group, root: root, order: order, offset: offset) }
             let (groups, roots) = try await offPool { try filters() }
-            return Self.html(Pages.search(query: query, group: group, root: root, groups: groups, roots: roots,
+            return Self.html(Pages.search(query: query, group: group, root: root, order: order, groups: groups, roots: roots,
                                           outcome: outcome, watching: watching))
         }
         router.get("/api/search") { request, _ in
             let (query, group, root) = Self.parameters(request)
+            let (order, offset) = Self.paging(request)
             let started = ContinuousClock.now
-            let outcome = try await offPool { try search(query: query, group: group, root: root) }
+            let outcome = try await offPool { try search(query: query, group: group, root: root, order: order, offset: offset) }
             let searched = ContinuousClock.now
             var response = Self.html(Pages.results(outcome, picturesLater: true))
             // The server's share of a keystroke's time, for the browser's developer tools and the benchmark.
@@ -226,7 +228,7 @@ struct ViewerServer: Sendable {
     /// its host stored has changed.
     func remotePreviewEvents(id: Int64, file: IndexedFile) -> AsyncStream<ServerSentEvent> {
         Self.rendered("preview", on: commits.subscribe(), sendingFirst: true) {
-            try index.file(id: id).map { Pages.preview(documentView($0, id: id), reader: "") }
+            try index.file(id: id).map { Pages.preview(documentView($0, id: id)) }
         }
     }
 
@@ -263,10 +265,10 @@ struct ViewerServer: Sendable {
         let thread = Thread {
             // First the preview as it is now: the page fetched its copy before this stream
             // was followed, and a change in between would otherwise never reach it.
-            var shown = Pages.preview(documents.view(file, id: id), reader: "")
+            var shown = Pages.preview(documents.view(file, id: id))
             continuation.yield(ServerSentEvent(name: "preview", data: shown))
             while follower.wait() {
-                let now = Pages.preview(documents.view(file, id: id), reader: "")
+                let now = Pages.preview(documents.view(file, id: id))
                 guard now != shown else { continue }
                 shown = now
                 continuation.yield(ServerSentEvent(name: "preview", data: now))

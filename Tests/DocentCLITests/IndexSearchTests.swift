@@ -255,6 +255,6 @@ struct IndexSearchTests {
         let missing = try Docent.run(["search", "tea"], environment: ["XDG_DATA_HOME": dir.path + "/empty"])
         #expect(missing.status == 2 && missing.stderr.contains("docent index"))
         let notDir = try Docent.run(["index", root + "/nope"], environment: env)
-        #expect(notDir.status == 2 && notDir.stderr.contains("not a directory"))
+        #expect(notDir.status == 2 && notDir.stderr.contains("no such directory"))
     }
 }

@@ -272,6 +272,7 @@ final class ServeTests: WatchFixture {
         var lines = (1...1_002).map { "line \($0) of filler" }
         (lines[118], lines[119], lines[899]) = ("cache = okapimemory.allocate()", "okapimemory again", "free(okapimemory)")
         try write("reader.py", lines.joined(separator: "\n") + "\n")
+        for i in 1...25 { try write("pebble\(i).txt", "pebblestone number \(i)\n") }
         try write("<img src=x onerror=alert(1)>.txt", "hostile name\n")
         try write("drawing.svg", """
             <svg xmlns="http://www.w3.org/2000/svg" width="40" height="40"><script>alert('svg')</script>\

@@ -83,6 +83,30 @@ struct PostgresStoreTests {
         #expect(try index.storedText(id: try #require(try index.search(SearchRequest(match: .term("needle"), limit: 1)).first).id, limit: 3) == "w0 ")
     }
 
+    @Test("Totals, pages and orders as the SQLite index gives them: every match counted, pages that cover them once")
+    func pagesAndOrders() throws {
+        let index = try store()
+        try index.upsert((1...25).map { i in
+            var row = file("/p/\(String(format: "%02d", (i * 7) % 25)).txt", text: "pebble " + String(repeating: "pebble ", count: i % 7) + String(repeating: "x", count: i * 10))
+            (row.inode, row.modified) = (Int64(i), Int64(1_000 + (i * 11) % 25))
+            return row
+        })
+        func search(_ order: SearchOrder = .relevance, offset: Int = 0, limit: Int = 10) throws -> [SearchHit] {
+            var request = SearchRequest(match: .term("pebble"), limit: limit)
+            (request.order, request.offset) = (order, offset)
+            return try index.search(request)
+        }
+        #expect(try index.count(SearchRequest(match: .term("pebble"))) == 25)
+        #expect(try index.count(SearchRequest(match: try SearchQuery.parse("pebble -xxxxxxxxxx").match)) == 24, "the file whose x-run is that word is left out")
+        let all = try search(limit: 25).map(\.id)
+        #expect(try (0..<3).flatMap { try search(offset: $0 * 10).map(\.id) } == all)
+        let byName = try search(.name, limit: 25).map(\.displayPath)
+        #expect(byName == byName.sorted() && byName.count == 25)
+        #expect(try search(.name, offset: 20, limit: 10).map(\.displayPath) == Array(byName[20...]))
+        let bySize = try search(.size, limit: 25).map { try #require(try index.file(at: $0.path)).size }
+        #expect(bySize == bySize.sorted(by: >))
+    }
+
     @Test("The vectors Docent sends are the server's own form: sorted, unique, weighed by field, the index's tokens at their positions")
     func vectorsMadeByDocent() throws {
         let index = try store()

@@ -80,4 +80,26 @@ struct ReaderTests {
             #expect(page.contains("more bytes on this line"))
         }
     }
+
+    @Test("Results you can go through: the total, the next hits by offset, the page's order kept in its address")
+    func paging() async throws {
+        for i in 1...25 { _ = try dir.write("root/p\(String(format: "%02d", i)).txt", "pebble " + String(repeating: "x", count: i)) }
+        _ = try Indexer(index: index, workers: 1).run(roots: [FilePath(dir.path + "/root")])
+        let cookie = self.cookie
+        try await router().test { client in
+            let first = String(buffer: try await client.execute(uri: "/api/search?q=pebble&sort=name", method: .get, headers: cookie).body)
+            #expect(first.contains("25 matches · 1–20 shown"))
+            #expect(first.components(separatedBy: "<li id=\"hit-").count - 1 == 20)
+            #expect(first.contains("class=\"more\" href=\"/?q=pebble&amp;sort=name&amp;offset=20\" data-offset=\"20\">5 more of 5</a>"))
+            let next = String(buffer: try await client.execute(uri: "/api/search?q=pebble&sort=name&offset=20", method: .get, headers: cookie).body)
+            #expect(next.components(separatedBy: "<li id=\"hit-").count - 1 == 5 && !next.contains("class=\"more\""))
+            #expect(next.contains("p21.txt") && !next.contains("p20.txt"), "by name: the 21st to the 25th")
+            // The page itself, as a bookmark: the order chosen in its menu.
+            let page = String(buffer: try await client.execute(uri: "/?q=pebble&sort=size", method: .get, headers: cookie).body)
+            #expect(page.contains("<option value=\"size\" selected>largest</option>"))
+            #expect(try #require(page.range(of: "p25.txt")).lowerBound < #require(page.range(of: "p24.txt")).lowerBound)
+            // A bad order or offset is the default, never an error.
+            #expect(try await client.execute(uri: "/api/search?q=pebble&sort=bogus&offset=-4", method: .get, headers: cookie).status == .ok)
+        }
+    }
 }

@@ -22,7 +22,28 @@ const search = {
     if (q) p.set("q", q);
     if ($("#group").value) p.set("group", $("#group").value);
     if ($("#root").value) p.set("root", $("#root").value);
+    if ($("#sort") && $("#sort").value) p.set("sort", $("#sort").value);
     return p;
+  },
+
+  /// The next hits after the last shown, added below them (the "more" link, or scrolling to it).
+  async more() {
+    const link = $("#results a.more");
+    if (!link || link.dataset.loading) return;
+    link.dataset.loading = "1";
+    const parameters = this.parameters();
+    parameters.set("offset", link.dataset.offset);
+    const generation = this.generation;
+    const response = await fetch("/api/search?" + parameters, { cache: "no-store" });
+    const holder = document.createElement("div");
+    holder.innerHTML = await response.text();
+    if (generation !== this.generation || !link.isConnected) return;
+    $("#hits").append(...holder.querySelectorAll("#hits li"));
+    const count = holder.querySelector("#problem");
+    if (count) $("#problem").textContent = count.textContent.replace(/·.*–/, "· 1–");
+    const next = holder.querySelector("a.more");
+    if (next) { link.replaceWith(next); moreObserver.observe(next); } else link.remove();
+    pictures.later();
   },
 
   async run() {
@@ -60,6 +81,8 @@ const search = {
     const chosen = list.chosen()?.dataset.id;
     $("#results").innerHTML = html;
     if (chosen) list.choose(document.getElementById("hit-" + chosen), false);
+    const more = $("#results a.more");
+    if (more) moreObserver.observe(more);
   },
 
   /// Follows the query: the results come again whenever a file starts or stops matching.
@@ -76,6 +99,11 @@ const search = {
     });
   },
 };
+
+/// More hits as the list is scrolled to its end.
+const moreObserver = new IntersectionObserver((entries) => {
+  for (const entry of entries) if (entry.isIntersecting) search.more();
+}, { rootMargin: "300px 0px" });
 
 /// Thumbnails of a typed query's hits load once typing pauses (the server names them in
 /// data-src): each keystroke's list would otherwise ask for pictures the next one replaces,
@@ -324,10 +352,13 @@ function start() {
   $("#q").addEventListener("input", () => search.run());
   $("#group").addEventListener("change", () => search.run());
   $("#root").addEventListener("change", () => search.run());
+  if ($("#sort")) $("#sort").addEventListener("change", () => search.run());
+  if ($("#results a.more")) moreObserver.observe($("#results a.more"));
   $("#search").addEventListener("submit", (event) => { event.preventDefault(); search.run(); });
   search.follow();
 
   $("#results").addEventListener("click", (event) => {
+    if (event.target.closest("a.more")) { event.preventDefault(); search.more(); return; }
     const item = event.target.closest("#hits li");
     if (!item || event.ctrlKey || event.metaKey || event.shiftKey || event.button !== 0) return;
     event.preventDefault();
@@ -341,10 +372,19 @@ function start() {
       reader.go(reader.at + (event.key === "n" ? 1 : -1));
       return;
     }
-    if (event.key === "ArrowDown") { event.preventDefault(); list.move(inField && !list.chosen() ? 0 : 1); }
-    else if (event.key === "ArrowUp") {
+    const previewing = document.body.classList.contains("previewing");
+    if (event.key === "/" && !inField) { event.preventDefault(); $("#q").focus(); $("#q").select(); }
+    else if (event.key === "ArrowDown") {
       event.preventDefault();
-      if (list.items().indexOf(list.chosen()) <= 0) { list.choose(null); $("#q").focus(); } else list.move(-1);
+      list.move(inField && !list.chosen() ? 0 : 1);
+      // The preview follows the selection while it is open.
+      if (previewing && list.chosen()) preview.open(list.chosen().dataset.id);
+    } else if (event.key === "ArrowUp") {
+      event.preventDefault();
+      if (list.items().indexOf(list.chosen()) <= 0) { list.choose(null); $("#q").focus(); } else {
+        list.move(-1);
+        if (previewing && list.chosen()) preview.open(list.chosen().dataset.id);
+      }
     } else if (event.key === "Enter" && !inField) {
       const item = list.chosen();
       if (item) { event.preventDefault(); preview.open(item.dataset.id); }

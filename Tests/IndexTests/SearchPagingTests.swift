@@ -1,0 +1,51 @@
+import Foundation
+import Index
+import Testing
+import TestSupport
+
+/// Results you can go through: the total, pages by offset, and orders other than relevance.
+@Suite("Search: totals, pages and orders")
+struct SearchPagingTests {
+    let dir: TemporaryDirectory
+    let index: FileIndex
+
+    init() throws {
+        dir = try TemporaryDirectory()
+        index = try FileIndex(path: dir.path + "/index.sqlite")
+        // 25 files about pebbles: sizes, names and times in different orders.
+        try index.upsert((1...25).map { i in
+            let text = "pebble " + String(repeating: "pebble ", count: i % 7) + String(repeating: "x", count: i * 10)
+            return file("/r/\(String(format: "%02d", (i * 7) % 25))-\(i).txt", text, inode: Int64(i), modified: Int64(1_000 + (i * 11) % 25))
+        } + [file("/r/other.txt", "no such stone", inode: 99)])
+    }
+
+    func search(_ order: SearchOrder = .relevance, offset: Int = 0, limit: Int = 10) throws -> [SearchHit] {
+        var request = SearchRequest(match: .term("pebble"), limit: limit)
+        (request.order, request.offset) = (order, offset)
+        return try index.search(request)
+    }
+
+    @Test("The total counts every match; the pages by offset cover them all, once each, in the same order")
+    func pages() throws {
+        #expect(try index.count(SearchRequest(match: .term("pebble"))) == 25)
+        #expect(try index.count(SearchRequest(match: .term("stone"))) == 1)
+        #expect(try index.count(SearchRequest(match: nil)) == 26, "filters alone count every row")
+        let all = try search(limit: 25).map(\.id)
+        let paged = try (0..<3).flatMap { try search(offset: $0 * 10).map(\.id) }
+        #expect(paged == all && Set(paged).count == 25)
+        #expect(try search(offset: 25).isEmpty)
+    }
+
+    @Test("Orders: newest first, by name, largest first; a page of each continues it", arguments: [SearchOrder.modified, .name, .size])
+    func orders(order: SearchOrder) throws {
+        let hits = try search(order, limit: 25)
+        let rows = try hits.map { try #require(try index.file(at: $0.path)) }
+        switch order {
+        case .modified: #expect(rows.map(\.modified) == rows.map(\.modified).sorted(by: >))
+        case .name: #expect(hits.map { $0.displayPath.lowercased() } == hits.map { $0.displayPath.lowercased() }.sorted())
+        case .size: #expect(rows.map(\.size) == rows.map(\.size).sorted(by: >))
+        case .relevance: break
+        }
+        #expect(try search(order, offset: 10, limit: 5).map(\.id) == Array(hits[10..<15].map(\.id)))
+    }
+}
