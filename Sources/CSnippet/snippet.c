@@ -452,6 +452,14 @@ static void snippet(const Fts5ExtensionApi *api, Fts5Context *fts, sqlite3_conte
     sqlite3_str *out = sqlite3_str_new(NULL);
     if (scan.first > 0) sqlite3_str_appendall(out, "…");
     int written = scan.start[0], finish = scan.end[scan.seen - 1];
+    /* Never start inside a word: `__all__`'s token is `all`, but the fragment shows the word
+       from its start (ASCII punctuation joined to it, a few bytes at most). */
+    for (int back = 0; back < 8 && written > 0; back++) {
+        unsigned char before = (unsigned char)window[written - 1];
+        if (before >= 0x80 || before <= ' ' || alphanumeric(before) || before == '(' || before == '[' || before == '{'
+            || before == '"' || before == '\'') break;
+        written--;
+    }
     for (int i = 0; i < count;) {
         Range merged = ranges[i++];
         while (i < count && ranges[i].start < merged.end) {

@@ -244,7 +244,7 @@ package struct HitJSON: Encodable {
         contentType = hit.contentType
         title = hit.title
         score = hit.score
-        snippet = hit.snippet.replacingOccurrences(of: SearchHit.matchStart, with: "[").replacingOccurrences(of: SearchHit.matchEnd, with: "]")
+        snippet = hit.readableSnippet.replacingOccurrences(of: SearchHit.matchStart, with: "[").replacingOccurrences(of: SearchHit.matchEnd, with: "]")
     }
 }
 
@@ -256,7 +256,7 @@ package enum HitFormat {
         let (open, close) = terminal ? ("\u{1B}[1m", "\u{1B}[0m") : ("[", "]")
         // The file's text made safe piece by piece, so the match markers survive as ours: a
         // match start, then its end, mark a match; any other marker is the file's own.
-        let scalars = hit.snippet.unicodeScalars
+        let scalars = hit.readableSnippet.unicodeScalars
         let (start, end) = (SearchHit.matchStart.unicodeScalars.first!, SearchHit.matchEnd.unicodeScalars.first!)
         var snippet = String.UnicodeScalarView()
         func appendSafe(_ piece: Substring.UnicodeScalarView) {

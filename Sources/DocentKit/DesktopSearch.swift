@@ -98,7 +98,7 @@ final class DesktopSearch {
     private func answer(_ terms: [String], into out: OpaquePointer?) {
         let hits = search(terms)
         let best = hits.first.map { max($0.score, 1e-9) } ?? 1
-        snippets = Dictionary(hits.map { ($0.id, $0.snippet) }, uniquingKeysWith: { a, _ in a })
+        snippets = Dictionary(hits.map { ($0.id, $0.readableSnippet) }, uniquingKeysWith: { a, _ in a })
         for hit in hits {
             let meta = Meta(hit: hit)
             docent_results_add(out, String(hit.id), meta.name, meta.description, Self.mimeType(hit.contentType),
@@ -145,7 +145,7 @@ struct Meta {
     var description: String
 
     init(hit: SearchHit) {
-        self.init(path: hit.path, host: hit.host, title: hit.title, snippet: hit.snippet)
+        self.init(path: hit.path, host: hit.host, title: hit.title, snippet: hit.readableSnippet)
     }
 
     init(file: IndexedFile, snippet: String?) {

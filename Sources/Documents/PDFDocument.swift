@@ -89,7 +89,7 @@ public struct PDFDocument: FileDocument, DocumentMetadataProviding {
         func page(_ index: Int, _ text: UnsafeRawBufferPointer?, damaged: Bool) -> Int32 {
             guard total < PDFDocument.pageTextLimit else { return 1 }
             if damaged { problems.append(DocumentProblem(.warning, kind: .damagedPage, "Page \(index + 1) could not be read.")) }
-            let page = text.map { String(decoding: $0, as: UTF8.self).trimmingWhitespaceAndNewlines } ?? ""
+            let page = text.map { ExtractedText.repaired(String(decoding: $0, as: UTF8.self).trimmingWhitespaceAndNewlines) } ?? ""
             total += page.utf8.count
             pages.append(page)
             return 0
@@ -184,5 +184,6 @@ public struct PDFDocument: FileDocument, DocumentMetadataProviding {
             if document.pageCount > previewPages { Note("Showing the first \(previewPages) of \(document.pageCount) pages.") }
         }
         .isolated()
+        .revision(1)  // 1: accents drawn apart joined to their letters
     }
 }

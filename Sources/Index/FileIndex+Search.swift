@@ -95,6 +95,45 @@ public struct SearchHit: Sendable, Hashable {
 
     /// `place` as text.
     public var displayPlace: String { String(decoding: place, as: UTF8.self) }
+
+    /// The snippet as people read it: in NFC, without what a file's bytes leave between words
+    /// — control characters, box drawing and blocks, the squares and replacement characters
+    /// drawn for glyphs a document could not map — and runs of spaces as one. The match
+    /// markers stay.
+    static func isDebris(_ value: UInt32) -> Bool {
+        switch value {
+        case 0x09, 0x0A: false
+        case 0x00..<0x20, 0x7F...0x9F: true  // controls
+        case 0x2500...0x259F: true  // box drawing, blocks
+        case 0x25A1, 0xFFFD: true  // a white square or a replacement character for a glyph not mapped
+        case 0xE000...0xF8FF: true  // private use: a font's own glyphs
+        default: false
+        }
+    }
+
+    public var readableSnippet: String {
+        var out = String.UnicodeScalarView()
+        var lastWasSpace = false
+        // Foundation's NFC only where there is something to compose (an ASCII snippet is in NFC).
+        let composed = snippet.utf8.contains { $0 >= 0x80 } ? snippet.precomposedStringWithCanonicalMapping : snippet
+        for scalar in composed.unicodeScalars {
+            let value = scalar.value
+            if scalar == Self.matchStart.unicodeScalars.first || scalar == Self.matchEnd.unicodeScalars.first {
+                out.append(scalar)
+                continue
+            }
+            let debris = Self.isDebris(value)
+            let space = debris || scalar.properties.isWhitespace
+            if space {
+                if !lastWasSpace, !out.isEmpty { out.append(" ") }
+                lastWasSpace = true
+            } else {
+                out.append(scalar)
+                lastWasSpace = false
+            }
+        }
+        return String(out)
+    }
 }
 
 extension FileIndex {

@@ -133,7 +133,7 @@ enum Pages {
             <span class="title">\(escape(title))</span> <span class="type" title="\(escape(hit.contentType))">\(escape(type?.localizedDescription ?? hit.contentType))</span>\
             <span class="path">\(escape(place))</span>\
             <time datetime="\(iso(hit.modified))">\(escape(date(hit.modified)))</time>\
-            <span class="snippet">\(snippet(hit.snippet))</span></span></a></li>
+            <span class="snippet">\(snippet(hit.readableSnippet))</span></span></a></li>
             """
     }
 

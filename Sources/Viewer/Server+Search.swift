@@ -82,7 +82,10 @@ extension ViewerServer {
             request = SearchRequest(match: nil, limit: Self.limit)
         } else {
             let parsed: SearchQuery
-            do { parsed = try SearchQuery.parse(trimmed) } catch {
+            // A phrase still being typed ("free softw) is searched as typed so far: the list
+            // does not empty itself at each keystroke until the closing quote.
+            let closed = trimmed.filter { $0 == "\"" }.count % 2 == 1 ? trimmed + "\"" : trimmed
+            do { parsed = try SearchQuery.parse((try? SearchQuery.parse(trimmed)) == nil ? closed : trimmed) } catch {
                 // The column counts in the query as typed, so leading spaces count too.
                 let offset = query.prefix { $0 == " " }.count
                 return .shown(.error(message: error.message, column: error.column + offset, query: query))

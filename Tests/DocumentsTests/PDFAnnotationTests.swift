@@ -1,5 +1,5 @@
 import DocumentModel
-import Documents
+@testable import Documents
 import Foundation
 import Testing
 import TestSupport
@@ -119,5 +119,18 @@ struct PDFAnnotationTests {
         out += table
         out += Array("\nendstream\nendobj\nstartxref\n\(start)\n%%EOF\n".utf8)
         return out
+    }
+}
+
+@Suite("Text as PDF producers leave it, repaired")
+struct ExtractedTextTests {
+    @Test("Accents drawn apart join their letters; circled letters are the symbol; NFC", arguments: [
+        ("B\u{A8}ottcher and caf\u{B4}e", "Böttcher and café"),
+        ("c\u{20DD} 2024, r\u{20DD}", "© 2024, ®"),
+        ("plain text, untouched", "plain text, untouched"),
+        ("a \u{B4} alone", "a \u{B4} alone"),
+    ])
+    func repaired(text: String, expected: String) {
+        #expect(ExtractedText.repaired(text) == expected)
     }
 }

@@ -49,3 +49,23 @@ struct SearchPagingTests {
         #expect(try search(order, offset: 10, limit: 5).map(\.id) == Array(hits[10..<15].map(\.id)))
     }
 }
+
+@Suite("Snippets as people read them")
+struct ReadableSnippetTests {
+    @Test("Debris between words goes, NFC, spaces as one; the match markers stay")
+    func debris() {
+        let hit = SearchHit(id: 1, path: [], contentType: "public.plain-text", title: nil, score: 0,
+                            snippet: "\u{25A1}This \u{2500}\u{2500}\u{2500} is\u{1}\u{2}cafe\u{301}\u{3}  \u{FFFD}end\u{E001}", modified: 0)
+        #expect(hit.readableSnippet == "This is \u{2}café\u{3} end ")
+    }
+
+    @Test("A snippet never starts inside a word: `__all__` is shown whole")
+    func wholeWord() throws {
+        let dir = try TemporaryDirectory()
+        let index = try FileIndex(path: dir.path + "/index.sqlite")
+        let filler = (0..<40).map { "word\($0)" }.joined(separator: " ")
+        try index.upsert([file("/r/m.py", filler + " __all__ = ['okapi']")])
+        let snippet = try #require(try index.search(SearchRequest(match: .term("okapi"))).first).readableSnippet
+        #expect(snippet.contains("__all__"), "\(snippet)")
+    }
+}

@@ -48,6 +48,10 @@ const search = {
 
   async run() {
     const started = performance.now();
+    loading.start();
+    // A new query's results are what the reader wants to see: on a narrow screen, where the
+    // preview covers the list, it closes.
+    if (window.matchMedia("(max-width: 800px)").matches && document.body.classList.contains("previewing")) preview.close();
     pictures.cancel();  // the last results' pictures are not wanted now: typing goes on
     const parameters = this.parameters();
     if (this.controller) this.controller.abort();
@@ -59,6 +63,7 @@ const search = {
       const response = await fetch("/api/search?" + parameters, { signal: this.controller.signal, cache: "no-store" });
       const html = await response.text();
       if (generation !== this.generation) return;
+      loading.stop();
       this.show(html);
       pictures.later();
       window.docentTimings.push(performance.now() - started);
@@ -97,6 +102,20 @@ const search = {
       const fresh = document.querySelectorAll("#hits li.new").length;
       if (fresh) $("#problem").textContent += ` (${fresh} new)`;
     });
+  },
+};
+
+/// Something slow on its way (a search, a large document): said after 150 ms, not before
+/// (a fast answer never flickers).
+const loading = {
+  timer: 0,
+  start() {
+    clearTimeout(this.timer);
+    this.timer = setTimeout(() => document.body.classList.add("loading"), 150);
+  },
+  stop() {
+    clearTimeout(this.timer);
+    document.body.classList.remove("loading");
   },
 };
 
@@ -285,11 +304,14 @@ const preview = {
     this.id = id;
     const pane = $("#preview");
     pane.setAttribute("aria-busy", "true");
+    loading.start();
     // Opened at the query's first match (the query as the results were made for it).
     const q = $("#q") ? $("#q").value : "";
     const response = await fetch("/api/preview/" + id + (q ? "?" + new URLSearchParams({ q }) : ""));
+    const html = await response.text();
     if (this.id !== id) return;
-    pane.innerHTML = await response.text();
+    loading.stop();
+    pane.innerHTML = html;
     pane.removeAttribute("aria-busy");
     document.body.classList.add("previewing");
     reader.start($("#reader"));
