@@ -181,8 +181,8 @@ enum Pages {
         let id = view.id
         let extraction = view.extraction
         let title = extraction?.title.flatMap { $0.isEmpty ? nil : $0 } ?? file.name
+        // People's words here; the type's identifier and the Swift type that read it are in "Why this type".
         var facts = [view.contentType?.localizedDescription ?? file.contentType]
-        if let documentType = extraction?.documentType { facts.append(documentType) }
         if let status = view.status {
             facts.append(Figures.bytes(status.size))
             facts.append("modified " + date(status.modified))
@@ -190,7 +190,7 @@ enum Pages {
         var html = """
             <article class="doc" data-id="\(id)" data-version="\(view.status.map { "\($0.modified)-\($0.changed)-\($0.size)" } ?? "gone")">
             <header><h2>\(escape(title))</h2><p class="path">\(escape(file.displayPlace))</p>\
-            <p class="facts">\(facts.map(escape).joined(separator: " · "))</p></header>
+            <p class="facts">\(facts.map(escape).joined(separator: " · "))</p>\(view.status != nil && file.host == nil ? actions(id) : "")</header>
 
             """
         if let type = view.contentType, let status = view.status {
@@ -217,9 +217,23 @@ enum Pages {
             }.joined(separator: " · ") + "</p>\n"
         }
         if let explanation = view.explanation {
-            html += "<details><summary>Why this type</summary><pre>\(escape(explanation))</pre></details>\n"
+            let reader = extraction.map { "Read by \($0.documentType) as \(file.contentType).\n\n" } ?? ""
+            html += "<details><summary>Why this type</summary><pre>\(escape(reader + explanation))</pre></details>\n"
         }
         return html + "</article>\n"
+    }
+
+    /// What can be done with the file itself: opened by the desktop's opener, its folder shown,
+    /// its bytes opened in the browser or downloaded (POST for what runs a program).
+    static func actions(_ id: Int64) -> String {
+        """
+        <div class="actions">\
+        <form method="post" action="/open/\(id)"><button type="submit">Open</button></form>\
+        <form method="post" action="/reveal/\(id)"><button type="submit">Show in folder</button></form>\
+        <a href="/raw/\(id)" target="_blank" rel="noopener">View the original</a>\
+        <a href="/raw/\(id)?download=1">Download</a>\
+        </div>
+        """
     }
 
     /// A preview as a page of its own (`/doc/ID`, for a link opened without script).

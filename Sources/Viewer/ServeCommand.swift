@@ -76,7 +76,7 @@ public struct ServeCommand: AsyncParsableCommand {
         }
         let documents = ViewerDocuments(budget: settings.budget, previews: PreviewCache(), thumbnails: ThumbnailCache())
         let server = ViewerServer(index: index, documents: documents, commits: commits, statusChanges: statusChanges, token: token,
-                                  bind: bind, port: port, watching: watching)
+                                  bind: bind, port: port, watching: watching, opener: settings.opener)
         var logger = Logger(label: "docent.serve", factory: { StreamLogHandler.standardError(label: $0) })
         logger.logLevel = .warning
         let open = self.open, bind = self.bind

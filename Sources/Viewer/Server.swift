@@ -30,6 +30,8 @@ struct ViewerServer: Sendable {
     static let limit = 20
     /// The reader's last texts and marks.
     let readerCache = ReaderCache()
+    /// What opens a file on the desktop (`opener:`), the file's path appended.
+    var opener: [String] = ["xdg-open"]
 
     /// Runs until SIGINT or SIGTERM; `started` gets the bound port once the server listens.
     func run(logger: Logger, started: @escaping @Sendable (Int) -> Void) async throws {
@@ -160,9 +162,18 @@ struct ViewerServer: Sendable {
         }
         // What reads the file itself serves only this machine's files: another host's path
         // here is another file, or none.
-        router.get("/raw/:id") { _, context in
+        router.get("/raw/:id") { request, context in
             guard let (_, file) = try await row(context), file.host == nil else { return Self.notFound() }
-            return try await offPool { raw(file) }
+            let download = Self.form(request.uri.query)["download"] != nil
+            return try await offPool { rawFile(file, download: download) }
+        }
+        router.post("/open/:id") { request, context in
+            guard let (_, file) = try await row(context) else { return Self.notFound() }
+            return open(file, folder: false, request: request)
+        }
+        router.post("/reveal/:id") { request, context in
+            guard let (_, file) = try await row(context) else { return Self.notFound() }
+            return open(file, folder: true, request: request)
         }
         router.get("/thumb/:id") { request, context in
             guard let (_, file) = try await row(context), file.host == nil else { return Self.notFound() }
@@ -283,20 +294,6 @@ struct ViewerServer: Sendable {
 
     /// An image file's own bytes, for the types a browser shows; under a policy of its own
     /// (an SVG's scripts never run, even opened directly).
-    private func raw(_ file: IndexedFile) -> Response {
-        guard let type = UTTypeRegistry.shared.type(identifier: file.contentType), Pages.isBrowserImage(type) else {
-            return Self.notFound()
-        }
-        let path = FilePath(bytes: file.path)
-        guard let handle = try? ReadOnlyFile(path), handle.status.kind == .regular,
-              let bytes = try? handle.read(upTo: Pictures.largestFile) else { return Self.notFound() }
-        var headers = HTTPFields()
-        headers[.contentType] = type.preferredMIMEType ?? "application/octet-stream"
-        headers[.contentSecurityPolicy] = Self.imagePolicy
-        headers[.cacheControl] = "private, max-age=3600"
-        return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: bytes)))
-    }
-
     // MARK: Status
 
     func statusFragment() throws -> String {

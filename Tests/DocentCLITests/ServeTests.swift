@@ -79,8 +79,11 @@ final class ServeTests: WatchFixture {
         #expect(svgPolicy.contains("default-src 'none'") && svgPolicy.contains("sandbox") && !svgPolicy.contains("script-src"))
         let preview = try get("/api/preview/\(svg)").text
         #expect(preview.contains("<img class=\"picture\" src=\"/raw/\(svg)?v=") && !preview.contains("<svg"))
-        // A text file is not an image: no raw bytes.
-        #expect(try get("/raw/\(try id(of: "plan.txt", query: "plan"))").status == 404)
+        // Opened by itself it is a download, never a page of this origin.
+        #expect(raw.headers["content-disposition"]?.hasPrefix("attachment") == true)
+        // A text file's bytes are plain text, whatever they hold, never sniffed.
+        let text = try get("/raw/\(try id(of: "plan.txt", query: "plan"))")
+        #expect(text.status == 200 && text.headers["content-type"] == "text/plain; charset=utf-8" && text.headers["x-content-type-options"] == "nosniff")
     }
 
     @Test("Search as docent search does: hits with marks, errors at their column, type and root filters, bookmarkable")

@@ -24,11 +24,12 @@ struct ReaderTests {
         index = try FileIndex(path: dir.path + "/index/index.sqlite", privateDirectory: true)
     }
 
-    func router() -> Router<BasicRequestContext> {
+    func router(opener: [String] = ["/bin/false"]) -> Router<BasicRequestContext> {
         let documents = ViewerDocuments(budget: Settings.defaults().budget, previews: nil,
                                         thumbnails: ThumbnailCache(directory: dir.path + "/thumbnails"))
         return ViewerServer(index: index, documents: documents, commits: IndexChanges([any IndexCommits]()),
-                            statusChanges: IndexChanges([any IndexCommits]()), token: token, bind: "127.0.0.1", port: 80, watching: false)
+                            statusChanges: IndexChanges([any IndexCommits]()), token: token, bind: "127.0.0.1", port: 80, watching: false,
+                            opener: opener)
             .router(boundPort: Locked(80))
     }
 
@@ -101,5 +102,62 @@ struct ReaderTests {
             // A bad order or offset is the default, never an error.
             #expect(try await client.execute(uri: "/api/search?q=pebble&sort=bogus&offset=-4", method: .get, headers: cookie).status == .ok)
         }
+    }
+
+    @Test("The file itself: its bytes inline only where a browser just shows them, markup as an attachment, never sniffed")
+    func raw() async throws {
+        _ = try dir.write("root/note.txt", "plain okapi text <b>not bold</b>")
+        _ = try dir.write("root/page.html", "<html><body><script>alert(1)</script>okapi page</body></html>")
+        try Data(SamplePDF.make(pages: 1, word: "okapi")).write(to: URL(fileURLWithPath: dir.path + "/root/manual.pdf"))
+        _ = try Indexer(index: index, workers: 1).run(roots: [FilePath(dir.path + "/root")])
+        var ids: [String: Int64] = [:]
+        for hit in try index.search(SearchRequest(match: .term("okapi"), limit: 10)) { ids[(hit.displayPath as NSString).lastPathComponent] = hit.id }
+        let (cookie, root) = (self.cookie, dir.path + "/root")
+        try await router().test { client in
+            let text = try await client.execute(uri: "/raw/\(try #require(ids["note.txt"]))", method: .get, headers: cookie)
+            #expect(text.status == .ok && text.headers[.contentType] == "text/plain; charset=utf-8")
+            #expect(text.headers[.contentDisposition] == "inline" && text.headers[.xContentTypeOptions] == "nosniff")
+            #expect(String(buffer: text.body) == "plain okapi text <b>not bold</b>")
+            let page = try await client.execute(uri: "/raw/\(try #require(ids["page.html"]))", method: .get, headers: cookie)
+            #expect(page.headers[.contentDisposition]?.hasPrefix("attachment; filename=\"page.html\"") == true)
+            #expect(page.headers[.contentSecurityPolicy]?.contains("sandbox") == true)
+            let pdf = try await client.execute(uri: "/raw/\(try #require(ids["manual.pdf"]))", method: .get, headers: cookie)
+            #expect(pdf.headers[.contentType] == "application/pdf" && pdf.headers[.contentDisposition] == "inline")
+            let size = try FileManager.default.attributesOfItem(atPath: root + "/manual.pdf")[.size] as? Int
+            #expect(pdf.body.readableBytes == size)
+            let download = try await client.execute(uri: "/raw/\(try #require(ids["note.txt"]))?download=1", method: .get, headers: cookie)
+            #expect(download.headers[.contentDisposition]?.hasPrefix("attachment") == true)
+        }
+    }
+
+    @Test("Open and Show in folder run the opener on the row's file, only when posted from the page itself")
+    func openAndReveal() async throws {
+        _ = try dir.write("root/sub/report.txt", "okapi report")
+        _ = try Indexer(index: index, workers: 1).run(roots: [FilePath(dir.path + "/root")])
+        let id = try #require(try index.search(SearchRequest(match: .term("okapi"), limit: 1)).first).id
+        let out = dir.path + "/opened"
+        var sameOrigin = cookie
+        sameOrigin[.secFetchSite] = "same-origin"
+        let (cookie, headers, root) = (self.cookie, sameOrigin, dir.path + "/root")
+        try await router(opener: ["/bin/sh", "-c", "printf '%s' \"$0\" > \(out).tmp && mv \(out).tmp \(out)"]).test { client in
+            let notFromThePage = try await client.execute(uri: "/open/\(id)", method: .post, headers: cookie).status
+            let byLink = try await client.execute(uri: "/open/\(id)", method: .get, headers: headers).status
+            #expect(notFromThePage == .forbidden && byLink != .noContent, "only posted from the page: \(notFromThePage), \(byLink)")
+            #expect(try await client.execute(uri: "/open/\(id)", method: .post, headers: headers).status == .noContent)
+            #expect(Self.waitForFile(out) == root + "/sub/report.txt")
+            try? FileManager.default.removeItem(atPath: out)
+            #expect(try await client.execute(uri: "/reveal/\(id)", method: .post, headers: headers).status == .noContent)
+            #expect(Self.waitForFile(out) == root + "/sub")
+            #expect(try await client.execute(uri: "/open/99999", method: .post, headers: headers).status == .notFound)
+        }
+    }
+
+    /// The file's text once the detached opener has written it (it runs on its own: a bounded wait).
+    static func waitForFile(_ path: String) -> String? {
+        for _ in 0..<100 {
+            if let text = try? String(contentsOfFile: path, encoding: .utf8) { return text }
+            usleep(50_000)
+        }
+        return nil
     }
 }

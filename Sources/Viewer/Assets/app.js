@@ -344,6 +344,18 @@ const preview = {
   },
 };
 
+/// Open and Show in folder: posted from the page without leaving it.
+document.addEventListener("submit", async (event) => {
+  const form = event.target.closest(".actions form");
+  if (!form) return;
+  event.preventDefault();
+  const button = form.querySelector("button");
+  const label = button.textContent;
+  const response = await fetch(form.action, { method: "POST" });
+  button.textContent = response.ok ? "Opened" : "Could not open";
+  setTimeout(() => { button.textContent = label; }, 1500);
+});
+
 function start() {
   // Pictures that cannot be made (no cover art, an image that will not decode) leave no broken icon.
   document.addEventListener("error", (event) => {
