@@ -99,11 +99,10 @@ def test(url, root, artifacts):
         check(any(m.text.lower() == "comets" for m in marks), "the match is marked in the snippet")
         driver.save_screenshot(os.path.join(artifacts, "search.png"))
 
-        # Keyboard only: down to the hit, Enter opens it.
+        # Keyboard only: down to the hit, which the preview follows.
         field.send_keys(Keys.ARROW_DOWN)
         check("notes.txt" in text(driver, "#hits li[aria-selected=true]"), "ArrowDown chooses the first hit")
-        press(driver, Keys.ENTER)
-        wait(driver, lambda d: "first line about comets" in text(d, "#preview"), "the preview to open")
+        wait(driver, lambda d: "first line about comets" in text(d, "#preview"), "the preview to follow the selection")
         check("Why this type" in text(driver, "#preview") or driver.find_elements(By.CSS_SELECTOR, "#preview details"), "the type's reason")
 
         # The file changes on disk: the preview changes in place.
@@ -160,6 +159,15 @@ def test(url, root, artifacts):
         wait(driver, lambda d: text(d, "#preview .path") not in ("", first), "the preview to follow the selection down")
         press(driver, "/")
         check(driver.switch_to.active_element == field, "/ returns to the search field")
+        # Enter on a chosen hit opens the document's own page, at the match; Back returns.
+        field.send_keys(Keys.ARROW_DOWN)
+        press(driver, Keys.ENTER)
+        wait(driver, lambda d: "/doc/" in d.current_url and "q=pebblestone" in d.current_url, "Enter to open the document's page")
+        wait(driver, lambda d: d.find_elements(By.CSS_SELECTOR, "#reader mark.current"), "the page opened at the match")
+        driver.back()
+        wait(driver, lambda d: d.find_elements(By.ID, "q"), "back to the search")
+        field = driver.find_element(By.ID, "q")
+        driver.execute_script("window.docentMarker = 42")
 
         # Esc closes the preview, Esc again returns to the field.
         press(driver, Keys.ESCAPE)

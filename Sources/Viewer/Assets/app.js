@@ -407,21 +407,28 @@ function start() {
       return;
     }
     const previewing = document.body.classList.contains("previewing");
+    // The preview follows the selection: always where there is room beside the list, and on
+    // a narrow screen once it is open.
+    const follows = previewing || window.matchMedia("(min-width: 801px)").matches;
     if (event.key === "/" && !inField) { event.preventDefault(); $("#q").focus(); $("#q").select(); }
     else if (event.key === "ArrowDown") {
       event.preventDefault();
       list.move(inField && !list.chosen() ? 0 : 1);
-      // The preview follows the selection while it is open.
-      if (previewing && list.chosen()) preview.open(list.chosen().dataset.id);
+      if (follows && list.chosen()) preview.open(list.chosen().dataset.id);
     } else if (event.key === "ArrowUp") {
       event.preventDefault();
       if (list.items().indexOf(list.chosen()) <= 0) { list.choose(null); $("#q").focus(); } else {
         list.move(-1);
-        if (previewing && list.chosen()) preview.open(list.chosen().dataset.id);
+        if (follows && list.chosen()) preview.open(list.chosen().dataset.id);
       }
     } else if (event.key === "Enter" && !inField) {
+      // Enter opens the document's own page, at the query's first match.
       const item = list.chosen();
-      if (item) { event.preventDefault(); preview.open(item.dataset.id); }
+      if (item) {
+        event.preventDefault();
+        const q = $("#q").value;
+        location.href = "/doc/" + item.dataset.id + (q ? "?" + new URLSearchParams({ q }) : "");
+      }
     } else if (event.key === "Enter" && inField) {
       // Enter in the field opens the first (or chosen) hit.
       const item = list.chosen() || list.items()[0];
