@@ -138,16 +138,9 @@ public final class TextWords {
         if let prepared = matchStatements { statements = prepared } else {
             let schema = "CREATE VIRTUAL TABLE reader USING fts5(body, tokenize = 'docent porter unicode61 remove_diacritics 2')"
             guard sqlite3_exec(db, schema, nil, nil, nil) == SQLITE_OK else { throw failure("cannot make the reader's table") }
-            func prepare(_ sql: String) throws(IndexError) -> OpaquePointer {
-                var statement: OpaquePointer?
-                guard sqlite3_prepare_v2(db, sql, -1, &statement, nil) == SQLITE_OK, let statement else {
-                    throw failure("cannot prepare the reader's statements")
-                }
-                return statement
-            }
-            statements = (try prepare("INSERT INTO reader (rowid, body) VALUES (1, ?2)"),
-                          try prepare("SELECT docent_matches(reader, 0) FROM reader WHERE reader MATCH ?1"),
-                          try prepare("DELETE FROM reader"))
+            statements = (try prepare("INSERT INTO reader (rowid, body) VALUES (1, ?2)", for: "the reader"),
+                          try prepare("SELECT docent_matches(reader, 0) FROM reader WHERE reader MATCH ?1", for: "the reader"),
+                          try prepare("DELETE FROM reader", for: "the reader"))
             matchStatements = statements
         }
         try step(statements.clear)
@@ -189,13 +182,7 @@ public final class TextWords {
             CREATE VIRTUAL TABLE files_fts USING fts5(name, title, body, meta, parts, tokenize = 'docent porter unicode61 remove_diacritics 2');
             """
         guard sqlite3_exec(db, schema, nil, nil, nil) == SQLITE_OK else { throw failure("cannot make the snippet tables") }
-        func prepare(_ sql: String) throws(IndexError) -> OpaquePointer {
-            var statement: OpaquePointer?
-            guard sqlite3_prepare_v2(db, sql, -1, &statement, nil) == SQLITE_OK, let statement else {
-                throw failure("cannot prepare the snippet statements")
-            }
-            return statement
-        }
+        func prepare(_ sql: String) throws(IndexError) -> OpaquePointer { try self.prepare(sql, for: "snippets") }
         return SnippetStatements(
             files: try prepare("INSERT INTO files (id, name, title, metadata) VALUES (?1, ?2, ?3, ?4)"),
             texts: try prepare("INSERT INTO texts (id, body, parts) VALUES (?1, ?2, ?3)"),
@@ -224,6 +211,15 @@ public final class TextWords {
         let rc = sqlite3_step(statement)
         sqlite3_reset(statement)
         guard rc == SQLITE_DONE else { throw failure("cannot fill the snippet tables") }
+    }
+
+    /// A statement on the connection, or an error naming what it was for.
+    private func prepare(_ sql: String, for purpose: String) throws(IndexError) -> OpaquePointer {
+        var statement: OpaquePointer?
+        guard sqlite3_prepare_v2(db, sql, -1, &statement, nil) == SQLITE_OK, let statement else {
+            throw failure("cannot prepare the statements of \(purpose)")
+        }
+        return statement
     }
 
     private func failure(_ what: String) -> IndexError {

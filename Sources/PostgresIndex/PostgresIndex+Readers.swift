@@ -236,3 +236,16 @@ extension PostgresIndex {
         }
     }
 }
+
+extension PostgresIndex {
+    /// `VACUUM (ANALYZE)` of the files table: the planner's statistics (without them a search
+    /// just after a cold index chose plans that read every match's vector: 260–300 ms for a
+    /// common word), the visibility map, and the GIN index's pending list folded in (new
+    /// entries wait there, scanned by every search, until a vacuum). Autovacuum would come to
+    /// it in its own time.
+    @discardableResult
+    public func upkeepAfterLargeRun() throws(IndexError) -> Bool {
+        try run { connection throws(IndexError) in try connection.execute("VACUUM (ANALYZE) docent_files") }
+        return true
+    }
+}

@@ -182,6 +182,8 @@ const reader = {
     });
     this.observe();
     if (openAtMatch && this.matches.length) this.go(0, "center");
+    // When the page first showed its reader (at its match), for the benchmark.
+    if (window.docentReaderShown === undefined) window.docentReaderShown = performance.now();
   },
 
   parameters(extra) {
