@@ -3,7 +3,7 @@
 
     drive.py test  URL ROOT ARTIFACTS   the viewer as a user meets it; exits 1 on the first failure
     drive.py bench URL ROOT QUERIES...  keystroke-to-results and disk-to-preview latencies, as JSON
-    drive.py reader URL FILE QUERY RUNS ID  the reader's first screen of row ID, opened at its match
+    drive.py reader URL QUERY ID,ID...  the reader's first screen of each row, opened at its match
 
 URL is the address `docent serve` printed (with its token). ROOT is a watched directory the
 script may write in (the test's own root; the benchmark's scratch root beside the corpus).
@@ -274,24 +274,27 @@ def bench(url, root, queries):
         driver.quit()
 
 
-def reader(url, path, query, runs):
-    """The reader's first screen: /doc/ID?q=QUERY opened in a new page, timed from the
-    navigation's start to the reader shown at its first match (the file touched before each
-    run, so the server reads it again: its first opening), then once more unchanged."""
+def reader(url, query, ids):
+    """The reader's first screen: /doc/ID?q=QUERY of each row ID (each a large file not opened
+    yet by this server), timed in the page from the navigation's start to the reader shown at
+    its first match; the time the count arrived; then each opened once more."""
     driver = browser()
     try:
         driver.get(url)
         wait(driver, lambda d: "token=" not in d.current_url, "the token to leave the address")
         base = url.split("?")[0]
-        cold, warm = [], []
-        for run in range(runs):
-            os.utime(path, None)
+        cold, warm, counted = [], [], []
+        for row in ids:
             for kind in (cold, warm):
-                driver.get(base + "doc/" + sys.argv[-1] + "?q=" + query)
+                driver.get(base + "doc/" + row + "?q=" + query)
                 wait(driver, lambda d: d.execute_script("return window.docentReaderShown !== undefined"), "the reader", seconds=60)
                 kind.append(driver.execute_script("return window.docentReaderShown"))
+                # The count follows the first screen; the next page waits for it, as a reader would.
+                wait(driver, lambda d: " of " in text(d, "#reader .at"), "the count", seconds=60)
+                if kind is cold: counted.append(driver.execute_script("return performance.now()"))
         marks = driver.execute_script("return document.querySelector('#reader .at').textContent")
-        print(json.dumps({"runs": runs, "firstOpenP50": percentile(cold, 50), "firstOpenMax": max(cold),
+        print(json.dumps({"files": len(ids), "firstOpenP50": percentile(cold, 50), "firstOpenMax": max(cold),
+                          "countedByP50": percentile(counted, 50),
                           "againP50": percentile(warm, 50), "againMax": max(warm), "matches": marks}))
     finally:
         driver.quit()
@@ -302,8 +305,8 @@ if __name__ == "__main__":
     try:
         if mode == "test":
             test(sys.argv[2], sys.argv[3], sys.argv[4])
-        elif mode == "reader":  # drive.py reader URL FILE QUERY RUNS ID
-            reader(sys.argv[2], sys.argv[3], sys.argv[4], int(sys.argv[5]))
+        elif mode == "reader":  # drive.py reader URL QUERY ID,ID,...
+            reader(sys.argv[2], sys.argv[3], sys.argv[4].split(","))
         else:
             bench(sys.argv[2], sys.argv[3], sys.argv[4:])
     except Exception as failure:  # the test shows what went wrong, whatever it was

@@ -70,7 +70,8 @@ public struct PDFDocument: FileDocument, DocumentMetadataProviding {
             problems.append(DocumentProblem(.warning, kind: .truncated, "Text was taken from the first \(read.pages.count) of \(pageCount) pages (\(Self.pageTextLimit >> 20) MiB)."))
         }
         pages = Self.rightToLeftPagesByPoppler(read.pages, region)
-        (title, author, subject, keywords) = (string(info.title), string(info.author), string(info.subject), string(info.keywords))
+        (author, subject, keywords) = (string(info.author), string(info.subject), string(info.keywords))
+        title = Self.title(string(info.title), firstPage: pages.first)
         (creator, producer) = (string(info.creator), string(info.producer))
         created = string(info.created).flatMap(Self.date)
         modified = string(info.modified).flatMap(Self.date)
@@ -119,6 +120,27 @@ public struct PDFDocument: FileDocument, DocumentMetadataProviding {
             }
             return pages
         }
+    }
+
+    /// The document's title: its information's, unless that is only the name of the file it
+    /// was made from (`xcolor2.dvi`, `Microsoft Word - report.doc`, `untitled`), then the
+    /// first line of its first page that reads as a title (short, with letters in it).
+    static func title(_ stated: String?, firstPage: String?) -> String? {
+        if let stated, !isLeftoverName(stated) { return stated }
+        let lines = (firstPage ?? "").split(whereSeparator: \.isNewline).prefix(8).map { String($0).trimmingWhitespaceAndNewlines }
+        return lines.first { line in
+            (3...120).contains(line.count) && line.unicodeScalars.filter(\.properties.isAlphabetic).count * 2 >= line.unicodeScalars.count
+        }
+    }
+
+    /// Whether a stated title is a leftover file name rather than a title.
+    static func isLeftoverName(_ title: String) -> Bool {
+        let lowered = title.lowercased()
+        if lowered.hasPrefix("microsoft word - ") || lowered.hasPrefix("microsoft powerpoint - ") { return true }
+        if ["untitled", "untitled document", "title", "document", "none"].contains(lowered) { return true }
+        let extensions = ["dvi", "tex", "pdf", "ps", "eps", "doc", "docx", "odt", "rtf", "txt", "indd", "qxd", "pub", "fm", "html", "xml"]
+        guard !title.contains(" "), let dot = lowered.lastIndex(of: ".") else { return false }
+        return extensions.contains(String(lowered[lowered.index(after: dot)...]))
     }
 
     /// A PDF date (`D:YYYYMMDDHHmmSS` then `Z`, or `+HH'mm'`/`-HH'mm'`; every part after the
@@ -184,6 +206,6 @@ public struct PDFDocument: FileDocument, DocumentMetadataProviding {
             if document.pageCount > previewPages { Note("Showing the first \(previewPages) of \(document.pageCount) pages.") }
         }
         .isolated()
-        .revision(1)  // 1: accents drawn apart joined to their letters
+        .revision(1)  // 1: accents drawn apart joined to their letters; titles that were file names
     }
 }

@@ -24,6 +24,9 @@ struct DocumentView: Sendable {
     /// The types it can be exported as.
     let renditions: [String]
     let contentType: UTType?
+    /// The whole text, when asked for and read with the preview (the reader's, from the same
+    /// opening of the file).
+    var text: String? = nil
 }
 
 /// Opens indexed files for the viewer: previews (from the cache `docent watch` keeps, else
@@ -43,8 +46,9 @@ final class ViewerDocuments: Sendable {
         self.thumbnails = thumbnails
     }
 
-    /// The file's preview, metadata, renditions and the reason for its type.
-    func view(_ file: IndexedFile, id: Int64) -> DocumentView {
+    /// The file's preview, metadata, renditions and the reason for its type; with `text`, its
+    /// whole plain text too when the file is read for the preview anyway (no cached preview).
+    func view(_ file: IndexedFile, id: Int64, text wanted: Bool = false) -> DocumentView {
         let path = FilePath(bytes: file.path)
         let prepared: PreparedFile
         do {
@@ -68,11 +72,14 @@ final class ViewerDocuments: Sendable {
         }
         var extraction: Extraction?
         var problem: String?
+        var text: String?
         if let cached = previews?.lookup(path, status: status, readLimit: budget.readBytes) {
             extraction = cached
         } else {
-            switch opener.read(prepared, preview: true, text: false) {
-            case .success(let made?): extraction = made
+            switch opener.read(prepared, preview: true, text: wanted, textBytes: budget.readBytes) {
+            case .success(var made?):
+                (text, made.text) = (made.text, nil)
+                extraction = made
             case .success(nil): problem = "it went away while being read"
             case .failure(let failure):
                 problem = prepared.selection.map { "\($0.group.documentTypeName): \(failure)" } ?? "\(failure)"
@@ -80,7 +87,7 @@ final class ViewerDocuments: Sendable {
         }
         if let extraction, let previews { _ = previews.store(extraction, for: path, status: status, readLimit: budget.readBytes) }
         return DocumentView(id: id, file: file, status: status, extraction: extraction, problem: problem, explanation: explanation,
-                            renditions: renditions, contentType: classification.contentType)
+                            renditions: renditions, contentType: classification.contentType, text: text)
     }
 
     /// The file's rendition as `type`: its bytes, or why there are none.

@@ -37,6 +37,13 @@ struct ReaderText: Sendable {
         return low + 1
     }
 
+    /// The text of `range` (UTF-8 bytes on line boundaries).
+    func slice(_ range: Range<Int>) -> String {
+        text.utf8.withContiguousStorageIfAvailable { bytes in
+            String(decoding: UnsafeBufferPointer(rebasing: bytes[range.clamped(to: 0..<bytes.count)]), as: UTF8.self)
+        } ?? ""
+    }
+
     /// The bytes of line `number` (1-based), without its newline.
     func bytes(ofLine number: Int) -> Range<Int> {
         lineStarts[number - 1]..<(lineStarts[number] - 1)
@@ -74,6 +81,12 @@ final class ReaderCache: Sendable {
         return made
     }
 
+    /// The marks of `query` in the text, if they were made already.
+    func knownMarks(id: Int64, signature: FileSignature, query: String) -> ReaderMarks? {
+        let key = Key(id: id, signature: signature)
+        return marks.withLock { $0.first { $0.0 == key && $0.1 == query }?.2 }
+    }
+
     func marks(id: Int64, signature: FileSignature, query: String, make: () -> ReaderMarks) -> ReaderMarks {
         let key = Key(id: id, signature: signature)
         if let hit = marks.withLock({ $0.first { $0.0 == key && $0.1 == query }?.2 }) { return hit }
@@ -93,24 +106,38 @@ extension ViewerServer {
     static let readerBytes = 256 << 10
 
     /// The file's whole text (its plain-text rendition, read as the indexer reads it; another
-    /// host's from what that host stored) and the query's marks in it.
-    func reader(_ file: IndexedFile, id: Int64, query: String) -> (ReaderText, ReaderMarks)? {
-        // This machine's file as it is now (the index may not have caught up with a change the
+    /// host's from what that host stored), and its signature now.
+    func readerText(_ file: IndexedFile, id: Int64, read: (text: String, signature: FileSignature)? = nil) -> (ReaderText, FileSignature)? {
+        // The text read with the preview, under the signature of the file it was read from; else
+        // this machine's file as it is now (the index may not have caught up with a change the
         // page was told of); another host's as its row says.
         let stored = file.signature
-        let signature = file.host == nil ? (try? FileStatus.lstat(FilePath(bytes: file.path)))?.signature ?? stored : stored
-        guard let text = readerCache.text(id: id, signature: signature, make: { readerText(file, id: id).map(ReaderText.init) })
+        let signature = read?.signature
+            ?? (file.host == nil ? (try? FileStatus.lstat(FilePath(bytes: file.path)))?.signature ?? stored : stored)
+        guard let text = readerCache.text(id: id, signature: signature, make: { (read?.text ?? readText(file, id: id)).map(ReaderText.init) })
         else { return nil }
-        let marks = readerCache.marks(id: id, signature: signature, query: query) {
-            guard !query.isEmpty, let expression = (try? SearchQuery.parse(query))?.match?.highlighted,
-                  let ranges = try? TextWords().matches(in: text.text, of: expression)
-            else { return .none }
-            return ReaderMarks(ranges: ranges, lines: ranges.map { text.line(at: $0.lowerBound) })
-        }
-        return (text, marks)
+        return (text, signature)
     }
 
-    private func readerText(_ file: IndexedFile, id: Int64) -> String? {
+    /// Every match of `query` in the whole text, and their lines (kept for the last texts).
+    func readerMarks(_ text: ReaderText, id: Int64, signature: FileSignature, query: String) -> ReaderMarks {
+        readerCache.marks(id: id, signature: signature, query: query) {
+            guard let expression = Self.highlighted(query), let ranges = try? TextWords().matches(in: text.text, of: expression) else { return .none }
+            return ReaderMarks(ranges: ranges, lines: ranges.map { text.line(at: $0.lowerBound) })
+        }
+    }
+
+    /// The text and the whole text's marks (for the stretches after the first, and the count).
+    func reader(_ file: IndexedFile, id: Int64, query: String) -> (ReaderText, ReaderMarks)? {
+        guard let (text, signature) = readerText(file, id: id) else { return nil }
+        return (text, readerMarks(text, id: id, signature: signature, query: query))
+    }
+
+    static func highlighted(_ query: String) -> FTSExpression? {
+        query.isEmpty ? nil : (try? SearchQuery.parse(query))?.match?.highlighted
+    }
+
+    private func readText(_ file: IndexedFile, id: Int64) -> String? {
         guard file.host == nil else { return (try? index.storedText(id: id, limit: documents.budget.textBytes)) ?? nil }
         let opener = documents.opener
         guard let prepared = try? opener.prepare(FilePath(bytes: file.path)), prepared.classification.status?.kind == .regular,
@@ -120,25 +147,63 @@ extension ViewerServer {
     }
 
     /// The reader of a file (nil when it has no text): from line `from`, else around the
-    /// first match, else from the start.
-    func readerSection(_ file: IndexedFile, id: Int64, query: String, from: Int?) -> String? {
-        guard let (text, marks) = reader(file, id: id, query: query), text.lineCount > 0 else { return nil }
-        return Self.readerSection(text, marks: marks, id: id, query: query, from: from)
+    /// first match, else from the start. The first screen does not wait for the whole text's
+    /// matches: the first is looked for a stretch at a time, the count comes after
+    /// (`/api/marks`), unless the marks are known already.
+    func readerSection(_ file: IndexedFile, id: Int64, query: String, from: Int?,
+                       read: (text: String, signature: FileSignature)? = nil) -> String? {
+        guard let (text, signature) = readerText(file, id: id, read: read), text.lineCount > 0 else { return nil }
+        if let known = readerCache.knownMarks(id: id, signature: signature, query: query) {
+            return Self.readerSection(text, marks: known, id: id, query: query, from: from)
+        }
+        let expression = Self.highlighted(query)
+        let first = from == nil ? expression.flatMap { Self.firstMatch(in: text, of: $0) } : nil
+        let start = min(max(1, from ?? ((first ?? 1) - 20)), text.lineCount)
+        let stretch = Self.marks(in: text, from: start, count: Self.readerLines, of: expression)
+        return Self.readerSection(text, marks: stretch, id: id, query: query, from: start, pending: expression != nil)
     }
 
-    /// The reader: the stretch of lines around the first match (or the start), the matches'
-    /// lines for "3 of 17", and what the script needs to load the rest as the reader scrolls.
-    static func readerSection(_ text: ReaderText, marks: ReaderMarks, id: Int64, query: String, from asked: Int? = nil) -> String {
+    /// The line of the first match, looking through the text a megabyte at a time (on whole lines).
+    static func firstMatch(in text: ReaderText, of expression: FTSExpression) -> Int? {
+        guard let words = try? TextWords() else { return nil }
+        var line = 1
+        while line <= text.lineCount {
+            var last = line
+            while last < text.lineCount, text.lineStarts[last] - text.lineStarts[line - 1] < 1 << 20 { last += 1 }
+            let range = text.lineStarts[line - 1]..<(text.lineStarts[last] - 1)
+            if let found = (try? words.matches(in: text.slice(range), of: expression))?.first {
+                return text.line(at: range.lowerBound + found.lowerBound)
+            }
+            line = last + 1
+        }
+        return nil
+    }
+
+    /// The marks of lines `from` … (as many as a stretch shows), found in those lines alone.
+    static func marks(in text: ReaderText, from: Int, count: Int, of expression: FTSExpression?) -> ReaderMarks {
+        guard let expression, from <= text.lineCount else { return .none }
+        let last = min(from + count - 1, text.lineCount)
+        let range = text.lineStarts[from - 1]..<min(text.lineStarts[last] - 1, text.lineStarts[from - 1] + readerBytes + 1)
+        guard let ranges = try? TextWords().matches(in: text.slice(range), of: expression) else { return .none }
+        let shifted = ranges.map { ($0.lowerBound + range.lowerBound)..<($0.upperBound + range.lowerBound) }
+        return ReaderMarks(ranges: shifted, lines: shifted.map { text.line(at: $0.lowerBound) })
+    }
+
+    /// The reader: a stretch of lines (around the first match, or the start), the matches'
+    /// lines for "3 of 17" — or, `pending`, to be asked for — and what the script needs to load
+    /// the rest as the reader scrolls.
+    static func readerSection(_ text: ReaderText, marks: ReaderMarks, id: Int64, query: String, from asked: Int? = nil,
+                              pending: Bool = false) -> String {
         let first = marks.lines.first ?? 1
         let from = min(max(1, asked ?? (first - 20)), max(text.lineCount, 1))
-        let counter = marks.ranges.isEmpty
+        let counter = marks.ranges.isEmpty && !pending
             ? (query.isEmpty ? "" : "<span class=\"at\">No match in the text</span>")
             : "<button type=\"button\" class=\"step\" data-step=\"-1\" title=\"Previous match (N)\" aria-label=\"Previous match\">↑</button>"
-                + "<span class=\"at\" aria-live=\"polite\">1 of \(marks.ranges.count)</span>"
+                + "<span class=\"at\" aria-live=\"polite\">\(pending ? "" : "1 of \(marks.ranges.count)")</span>"
                 + "<button type=\"button\" class=\"step\" data-step=\"1\" title=\"Next match (n)\" aria-label=\"Next match\">↓</button>"
         return """
             <section id="reader" class="reader" data-id="\(id)" data-q="\(escape(query))" data-lines="\(text.lineCount)" \
-            data-matches="\(marks.lines.map(String.init).joined(separator: ","))">
+            \(pending ? "data-pending=\"1\"" : "data-matches=\"\(marks.lines.map(String.init).joined(separator: ","))\"")>
             <nav class="matches"><span class="lines-count">\(text.lineCount.formatted()) lines</span>\(counter)</nav>
             \(lines(text, marks: marks, from: from, count: readerLines))
             </section>

@@ -125,13 +125,23 @@ struct ViewerServer: Sendable {
         router.get("/doc/:id") { request, context in
             guard let (id, file) = try await row(context) else { return Self.notFound() }
             let query = Self.form(request.uri.query)["q"] ?? ""
-            let (view, reader) = try await offPool { (documentView(file, id: id), readerSection(file, id: id, query: query, from: nil)) }
+            let (view, reader) = try await offPool { () -> (DocumentView, String?) in
+                // One opening of the file for the preview and the reader's text.
+                let view = documentView(file, id: id, text: true)
+                let read = view.text.flatMap { text in view.status.map { (text, $0.signature) } }
+                return (view, readerSection(file, id: id, query: query, from: nil, read: read))
+            }
             return Self.html(Pages.previewPage(view, reader: reader, query: query))
         }
         router.get("/api/preview/:id") { request, context in
             guard let (id, file) = try await row(context) else { return Self.notFound() }
             let query = Self.form(request.uri.query)["q"] ?? ""
-            let (view, reader) = try await offPool { (documentView(file, id: id), readerSection(file, id: id, query: query, from: nil)) }
+            let (view, reader) = try await offPool { () -> (DocumentView, String?) in
+                // One opening of the file for the preview and the reader's text.
+                let view = documentView(file, id: id, text: true)
+                let read = view.text.flatMap { text in view.status.map { (text, $0.signature) } }
+                return (view, readerSection(file, id: id, query: query, from: nil, read: read))
+            }
             return Self.html(Pages.preview(view, reader: reader))
         }
         // The reader again from line `from` (a match not loaded yet; the file changed).
@@ -150,10 +160,21 @@ struct ViewerServer: Sendable {
             }
             let count = min(max(form["count"].flatMap(Int.init) ?? Self.readerLines, 1), Self.readerLines)
             let html = try await offPool { () -> String in
-                guard let (text, marks) = reader(file, id: id, query: form["q"] ?? "") else { return "" }
+                guard let (text, _) = readerText(file, id: id) else { return "" }
+                let marks = Self.marks(in: text, from: from, count: count, of: Self.highlighted(form["q"] ?? ""))
                 return Self.lines(text, marks: marks, from: from, count: count)
             }
             return Self.html(html)
+        }
+        // The lines of every match of the query in the text, for "3 of 17" (JSON: {"lines": […]}).
+        router.get("/api/marks/:id") { request, context in
+            guard let (id, file) = try await row(context) else { return Self.notFound() }
+            let query = Self.form(request.uri.query)["q"] ?? ""
+            let lines = try await offPool { reader(file, id: id, query: query)?.1.lines ?? [] }
+            var headers = HTTPFields()
+            headers[.contentType] = "application/json"
+            return Response(status: .ok, headers: headers,
+                            body: ResponseBody(byteBuffer: ByteBuffer(string: "{\"lines\":[" + lines.map(String.init).joined(separator: ",") + "]}")))
         }
         router.get("/events/preview/:id") { request, context in
             guard let (id, file) = try await row(context) else { return Self.notFound() }
@@ -225,8 +246,8 @@ struct ViewerServer: Sendable {
 
     /// The row's view: this machine's file opened (`ViewerDocuments.view`), another host's
     /// made from what that host stored in the index (`RemoteFile`).
-    func documentView(_ file: IndexedFile, id: Int64) -> DocumentView {
-        guard let host = file.host else { return documents.view(file, id: id) }
+    func documentView(_ file: IndexedFile, id: Int64, text: Bool = false) -> DocumentView {
+        guard let host = file.host else { return documents.view(file, id: id, text: text) }
         let text = (try? index.storedText(id: id, limit: documents.budget.textBytes)) ?? nil
         let (preview, fields) = RemoteFile.preview(of: file, host: host, text: text ?? "")
         let extraction = Extraction(contentType: file.contentType, documentType: file.documentType ?? "",

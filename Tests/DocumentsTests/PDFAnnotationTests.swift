@@ -134,3 +134,17 @@ struct ExtractedTextTests {
         #expect(ExtractedText.repaired(text) == expected)
     }
 }
+
+@Suite("A PDF's title")
+struct PDFTitleTests {
+    @Test("A stated title that is only a file's name gives way to the first page's title line", arguments: [
+        ("xcolor2.dvi", "Extending LaTeX's color facilities\nthe xcolor package", "Extending LaTeX's color facilities"),
+        ("Microsoft Word - report.doc", "42\nQuarterly Report 2024\n", "Quarterly Report 2024"),
+        ("An Introduction to R", "Something else", "An Introduction to R"),
+        ("untitled", "", nil),
+        ("notes.v2 draft", "Body", "notes.v2 draft"),
+    ] as [(String, String, String?)])
+    func title(stated: String, firstPage: String, expected: String?) {
+        #expect(PDFDocument.title(stated, firstPage: firstPage) == expected)
+    }
+}

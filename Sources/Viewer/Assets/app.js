@@ -176,14 +176,37 @@ const reader = {
     this.section = section;
     if (!section) return;
     this.matches = section.dataset.matches ? section.dataset.matches.split(",").map(Number) : [];
+    // The first screen came before the count: the matches' lines follow.
+    this.counted = section.dataset.pending ? this.count(section) : Promise.resolve();
     section.addEventListener("click", (event) => {
       const step = event.target.closest("button.step");
       if (step) this.go(this.at + Number(step.dataset.step));
     });
     this.observe();
-    if (openAtMatch && this.matches.length) this.go(0, "center");
+    if (openAtMatch && section.dataset.pending) this.first();
+    else if (openAtMatch && this.matches.length) this.go(0, "center");
     // When the page first showed its reader (at its match), for the benchmark.
     if (window.docentReaderShown === undefined) window.docentReaderShown = performance.now();
+  },
+
+  /// The matches' lines, asked for once the first screen is shown.
+  async count(section) {
+    const response = await fetch(`/api/marks/${section.dataset.id}?` + new URLSearchParams({ q: section.dataset.q }));
+    const { lines } = await response.json();
+    if (section !== this.section) return;
+    this.matches = lines;
+    delete section.dataset.pending;
+    const at = section.querySelector(".at");
+    if (at) at.textContent = lines.length ? `${this.at + 1} of ${lines.length}` : "No match in the text";
+  },
+
+  /// The first screen's first mark, before the count is known.
+  first() {
+    const mark = this.section.querySelector("ol.lines mark");
+    if (!mark) return;
+    mark.classList.add("current");
+    mark.scrollIntoView({ block: "center" });
+    this.at = 0;
   },
 
   parameters(extra) {
@@ -199,6 +222,7 @@ const reader = {
 
   /// The k-th match (wrapping round), loading its stretch when it is not on the page.
   async go(k, block = "center") {
+    await this.counted;
     const count = this.matches.length;
     if (!count || !this.section) return;
     k = ((k % count) + count) % count;
@@ -217,6 +241,15 @@ const reader = {
     mark.scrollIntoView({ block });
     const at = this.section.querySelector(".at");
     if (at) at.textContent = `${k + 1} of ${count}`;
+  },
+
+  /// The current match marked again (after the stretch it is in was loaded anew).
+  markCurrent() {
+    const line = this.matches[this.at];
+    const item = line && this.section && this.section.querySelector("#L" + line);
+    if (!item) return;
+    const mark = item.querySelectorAll("mark")[this.at - this.matches.indexOf(line)];
+    if (mark) mark.classList.add("current");
   },
 
   /// The reader again from line `from` (a match not loaded, or the file changed); `also`
@@ -295,6 +328,7 @@ const reader = {
     await this.reload(Math.max(1, line), also);
     const again = this.section && this.section.querySelector("#L" + line);
     if (again) scroller.scrollTop += again.getBoundingClientRect().top - offset;
+    this.markCurrent();
   },
 };
 
@@ -331,9 +365,12 @@ const preview = {
         // The document's part again; the reader reloads where it is being read.
         const holder = document.createElement("div");
         holder.innerHTML = event.data;
+        const fresh = holder.querySelector("article.doc");
+        // The file as it was (the stream's first event): nothing to do.
+        if (fresh && fresh.dataset.version === article.dataset.version) return;
         // Both at once, once the reader's text is in hand: the page never shows one version's
         // facts over the other's text.
-        reader.refresh(() => article.replaceWith(holder.querySelector("article.doc")));
+        reader.refresh(() => article.replaceWith(fresh));
       } else $("#preview").innerHTML = event.data;
     });
   },
