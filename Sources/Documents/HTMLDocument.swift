@@ -19,6 +19,8 @@ public struct HTMLDocument: FileDocument, DocumentMetadataProviding {
     public let headings: [(level: Int, text: String)]
     /// The document's language (`<html lang>`).
     public let language: String?
+    /// The text as blocks with their kind, for the preview.
+    let blocks: [HTMLText.Block]
 
     /// Elements whose content is never text.
     static let hidden: Set<String> = ["script", "style", "noscript", "template", "head", "svg", "math"]
@@ -36,7 +38,7 @@ public struct HTMLDocument: FileDocument, DocumentMetadataProviding {
     init(html data: Data, isComplete: Bool = true) throws {
         guard DecodedText(data, isComplete: isComplete) != nil else { throw DocumentReadError.notText }
         guard !data.isEmpty else {
-            (title, text, linkCount, headings, language) = (nil, "", 0, [], nil)
+            (title, text, linkCount, headings, language, blocks) = (nil, "", 0, [], nil, [])
             return
         }
         let text = try HTMLText.parse(data)
@@ -45,6 +47,7 @@ public struct HTMLDocument: FileDocument, DocumentMetadataProviding {
         self.linkCount = text.links
         self.headings = text.headings
         self.language = text.language
+        self.blocks = text.blocks
     }
 
     public var metadata: DocumentMetadata {
@@ -58,15 +61,41 @@ public struct HTMLDocument: FileDocument, DocumentMetadataProviding {
 
     public func fileWrapper(configuration: WriteConfiguration) throws -> FileWrapper { .text(text) }
 
-    /// HTML's viewing group: title, counts, and the text's first paragraphs.
+    /// HTML's viewing group: title, counts, and the page's first blocks with their structure
+    /// (headings, lists, preformatted text), without its navigation.
     public static var group: DocumentGroup {
         DocumentGroup(viewing: HTMLDocument.self) { configuration in
             let document = configuration.document
             if let title = document.title { Title(title) }
             Metadata(document.metadata.fields)
-            let head = document.text.head(lines: 40, characters: 4_000)
-            for paragraph in head.text.split(separator: "\n") { Text(String(paragraph)) }
-            if head.isCut { Note("Showing the beginning of the text.") }
+            Self.structured(document.blocks, characters: 4_000)
         }
+        .revision(1)  // 1: navigation and header links left out of the text
+    }
+
+    /// The first blocks, up to about `characters`, as preview elements: consecutive list
+    /// items as one list; a note when the page goes on.
+    static func structured(_ blocks: [HTMLText.Block], characters: Int) -> [PreviewElement] {
+        var elements: [PreviewElement] = []
+        var items: [[PreviewElement]] = []
+        var used = 0, shown = 0
+        func flush() {
+            if !items.isEmpty { elements.append(.list(ordered: false, items: items)) }
+            items = []
+        }
+        for block in blocks {
+            guard used < characters else { break }
+            used += block.text.count
+            shown += 1
+            switch block.kind {
+            case .item: items.append([.text(block.text)]); continue
+            case .heading(let level): flush(); elements.append(.heading(level: level, block.text))
+            case .code: flush(); elements.append(.code(language: nil, block.text))
+            case .text: flush(); elements.append(.text(block.text))
+            }
+        }
+        flush()
+        if shown < blocks.count { elements.append(.note(nil, "Showing the beginning of the page; the reader below has all of its text.")) }
+        return elements
     }
 }

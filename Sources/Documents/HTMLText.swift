@@ -7,8 +7,23 @@ final class HTMLText {
     var title: String?
     var language: String?
     var lines: [String] = []
+    /// The same text as blocks of what they are (a heading, a list item, preformatted text),
+    /// for a preview with the page's structure.
+    var blocks: [Block] = []
     var links = 0
     var headings: [(Int, String)] = []
+
+    /// A block of text and what kind of element it came from.
+    struct Block: Equatable {
+        enum Kind: Equatable { case heading(Int), item, code, text }
+        var kind: Kind
+        var text: String
+    }
+
+    /// The kind of the block being read (from the element that opened it).
+    private var kind = Block.Kind.text
+    /// Open `<pre>` elements: their text keeps its spaces and lines.
+    private var preDepth = 0
 
     private var line = ""
     /// Open elements at or under the outermost hidden one (script, style, head, …); 0 outside.
@@ -65,10 +80,33 @@ final class HTMLText {
         if name == "title", title == nil, titleText == nil { titleText = "" }
         if name == "html", language == nil { language = Self.attribute("lang", in: attributes) }
         if hiddenDepth > 0 { hiddenDepth += 1; return }
-        if HTMLDocument.hidden.contains(name) { hiddenDepth = 1; return }
+        if HTMLDocument.hidden.contains(name) || Self.isBoilerplate(name, attributes) { hiddenDepth = 1; return }
         if name == "a", Self.attribute("href", in: attributes) != nil { links += 1 }
-        if name.count == 2, name.first == "h", let level = Int(name.dropFirst()), (1...6).contains(level) { heading = (level, "") }
         if HTMLDocument.blocks.contains(name) { endLine() }
+        if name.count == 2, name.first == "h", let level = Int(name.dropFirst()), (1...6).contains(level) {
+            heading = (level, "")
+            kind = .heading(level)
+        } else if name == "li" || name == "dt" {
+            kind = .item
+        } else if name == "pre" {
+            preDepth += 1
+            kind = .code
+        }
+    }
+
+    /// Navigation and page furniture, not the document: `<nav>`, `<aside>`, landmarks of
+    /// navigation, and the classes documentation generators give it (Sphinx's "related" bar
+    /// of "modules | next | previous", its sidebar and "¶" header links; breadcrumbs, skip links).
+    static let boilerplateClasses: Set<String> = [
+        "headerlink", "related", "sphinxsidebar", "sphinxsidebarwrapper", "navbar", "breadcrumb", "breadcrumbs", "skip-link",
+        "skiplink", "navigation", "nav-links", "rst-footer-buttons", "wy-nav-side", "sidebar-drawer", "toc-drawer",
+    ]
+
+    static func isBoilerplate(_ name: String, _ attributes: UnsafeMutablePointer<UnsafePointer<xmlChar>?>?) -> Bool {
+        if name == "nav" || name == "aside" { return true }
+        if let role = attribute("role", in: attributes)?.lowercased(), role == "navigation" || role == "search" { return true }
+        guard let classes = attribute("class", in: attributes) else { return false }
+        return classes.split(whereSeparator: \.isWhitespace).contains { boilerplateClasses.contains($0.lowercased()) }
     }
 
     private func end(_ name: String) {
@@ -83,6 +121,7 @@ final class HTMLText {
             heading = nil
         }
         if HTMLDocument.blocks.contains(name) { endLine() }
+        if name == "pre", preDepth > 0 { preDepth -= 1 }
     }
 
     private func characters(_ text: String) {
@@ -94,8 +133,14 @@ final class HTMLText {
 
     fileprivate func endLine() {
         let collapsed = line.collapsingWhitespace
-        if !collapsed.isEmpty { lines.append(collapsed) }
+        if !collapsed.isEmpty {
+            lines.append(collapsed)
+            // Preformatted text keeps its lines and indentation (trailing space trimmed).
+            let shown = kind == .code ? String(line.drop { $0 == "\n" || $0 == "\r" }).trimmingTrailingWhitespace : collapsed
+            blocks.append(Block(kind: kind, text: shown))
+        }
         line = ""
+        if preDepth == 0 { kind = .text }
     }
 
     /// The value of attribute `name` in a SAX attribute list (name, value, name, value, …, NULL).
@@ -109,3 +154,12 @@ final class HTMLText {
         return nil
     }
 }
+
+private extension String {
+    var trimmingTrailingWhitespace: String {
+        var end = endIndex
+        while end > startIndex, self[index(before: end)].isWhitespace { end = index(before: end) }
+        return String(self[..<end])
+    }
+}
+

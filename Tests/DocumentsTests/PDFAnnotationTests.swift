@@ -148,3 +148,31 @@ struct PDFTitleTests {
         #expect(PDFDocument.title(stated, firstPage: firstPage) == expected)
     }
 }
+
+@Suite("HTML without its navigation, with its structure")
+struct HTMLStructureTests {
+    static let page = """
+        <html><body><div class="related" role="navigation"><ul><li><a href="m">modules</a> |</li><li><a href="n">next</a> |</li></ul></div>
+        <nav>site menu</nav>
+        <div class="body"><h1>Walrus care<a class="headerlink" href="#w">¶</a></h1>
+        <p>Walruses need   cold water.</p>
+        <ul><li>fish</li><li>clams</li></ul>
+        <pre>  def feed(walrus):
+              return clams</pre>
+        <h2>Tusks</h2><p>Long.</p></div>
+        <div class="sphinxsidebar"><h3>Quick search</h3></div></body></html>
+        """
+
+    @Test("Navigation, sidebars and header links are not the document's text; headings, lists and code keep their form")
+    func structure() throws {
+        let document = try HTMLDocument(html: Data(Self.page.utf8))
+        #expect(!document.text.contains("modules") && !document.text.contains("site menu") && !document.text.contains("¶"))
+        #expect(!document.text.contains("Quick search"))
+        #expect(document.text.contains("Walruses need cold water."))
+        let elements = HTMLDocument.structured(document.blocks, characters: 4_000)
+        #expect(elements == [
+            .heading(level: 1, "Walrus care"), .text("Walruses need cold water."), .list(ordered: false, items: [[.text("fish")], [.text("clams")]]),
+            .code(language: nil, "  def feed(walrus):\n      return clams"), .heading(level: 2, "Tusks"), .text("Long."),
+        ])
+    }
+}
