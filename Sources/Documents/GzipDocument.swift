@@ -90,7 +90,7 @@ public struct GzipDocument: FileDocument, DocumentMetadataProviding {
                 }
             }
         }
-        .revision(2)  // 2: man pages rendered
+        .revision(3)  // 2: man pages rendered; 3: no-fill macro lines and continued lines as man shows them
     }
 }
 

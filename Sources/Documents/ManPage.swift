@@ -37,9 +37,18 @@ public struct ManPage: Sendable {
         var renderer = Renderer()
         var skippingDefinition = false
         // Lines split as bytes: by Character, "\r\n" is one and never matched "\n".
+        var continued = ""  // a line ending in a backslash goes on on the next (roff's escaped newline)
         for rawLine in roff.utf8.split(separator: 0x0A, omittingEmptySubsequences: false) {
             var line = Substring(rawLine)
             if line.utf8.last == 0x0D { line = Substring(line.utf8.dropLast()) }
+            if line.hasSuffix("\\"), line.reversed().prefix { $0 == "\\" }.count % 2 == 1 {
+                continued += line.dropLast()
+                continue
+            }
+            if !continued.isEmpty {
+                line = Substring(continued + line)
+                continued = ""
+            }
             if skippingDefinition {
                 if line.hasPrefix("..") { skippingDefinition = false }
                 continue
@@ -78,9 +87,9 @@ public struct ManPage: Sendable {
             case "nf", "EX", "Vb": renderer.fill = false
             case "fi", "EE", "Ve": renderer.fill = true
             case "B", "I", "SM", "SB", "R":
-                renderer.words(Escapes.render(arguments.joined(separator: " ")))
+                renderer.macroText(Escapes.render(arguments.joined(separator: " ")))
             case "BR", "BI", "IB", "IR", "RB", "RI":
-                renderer.words(Escapes.render(arguments.joined()))
+                renderer.macroText(Escapes.render(arguments.joined()))
             case "UR", "MT": if let target = arguments.first { renderer.words("<\(target)>") }
             case "so": includes = arguments.first
             case "Nm", "Nd", "Fl", "Ar", "Op", "Oo", "Oc", "Xr", "Pa", "Cm", "Ev", "Em", "Sy", "Li", "Dq", "Qq", "Sq", "Ql",
@@ -174,6 +183,12 @@ public struct ManPage: Sendable {
                 lineBreak()
                 tagPending = false
             }
+        }
+
+        /// A font macro's text (`.B`, `.BI` …): words of the paragraph when filling, a line of
+        /// its own in no-fill (a SYNOPSIS's prototypes, each on its line as `man` shows them).
+        mutating func macroText(_ text: String) {
+            if fill || tagPending { words(text) } else if !text.isEmpty { current += current.isEmpty || current.hasSuffix("\n") ? text : "\n" + text }
         }
 
         mutating func lineBreak() { if !current.isEmpty { current += "\n" } }

@@ -176,3 +176,32 @@ struct HTMLStructureTests {
         ])
     }
 }
+
+@Suite("Man pages laid out as man lays them out")
+struct ManPageLayoutTests {
+    @Test("In no-fill, each font macro's prototype is a line of its own; a line ending in a backslash goes on")
+    func synopsis() {
+        let roff = """
+            .TH KETTLE 2 2026-01-01 "Kettle manual"
+            .SH NAME
+            kettle \\- boil water
+            .SH SYNOPSIS
+            .nf
+            .B #include <kettle.h>
+            .PP
+            .BI "int boil(int " litres );
+            .BI "int boil_at(int " litres ", int " degrees \\
+            ", int " flags );
+            .fi
+            .SH DESCRIPTION
+            .B boil
+            heats
+            .I litres
+            of water.
+            """
+        let page = ManPage(roff)
+        let synopsis = page.sections.first { $0.heading == "SYNOPSIS" }?.text
+        #expect(synopsis == "#include <kettle.h>\n\nint boil(int litres);\nint boil_at(int litres, int degrees, int flags);")
+        #expect(page.sections.first { $0.heading == "DESCRIPTION" }?.text == "boil heats litres of water.", "filled text stays filled")
+    }
+}
