@@ -6,6 +6,10 @@ public struct DocumentMetadata: Sendable, Hashable, Codable {
     public var fields: [MetadataField]
     /// Problems met while reading: the file still has a document and a preview.
     public var problems: [DocumentProblem]
+    /// The type of what the file holds, when that is not the file's own type: a file compressed
+    /// on its own (`ls.1.gz`) holds a man page. The index files the document under it (found by
+    /// `type:man`, shown as a manual page), the compression noted.
+    public var innerContentType: String?
 
     public init(title: String? = nil, fields: [MetadataField] = [], problems: [DocumentProblem] = []) {
         self.title = title

@@ -60,6 +60,12 @@ public struct GzipDocument: FileDocument, DocumentMetadataProviding {
         } else {
             metadata.append("Contains", innerType.map { .text($0.localizedDescription ?? $0.identifier) })
         }
+        // What it holds, when that is known and read: a man page, or text of a type its name says (else plain text).
+        if manPage != nil {
+            metadata.innerContentType = "org.troff.man-page"
+        } else if text != nil {
+            metadata.innerContentType = innerType.flatMap { $0.conforms(to: .text) ? $0.identifier : nil } ?? UTType.plainText.identifier
+        }
         metadata.append("Compressed", .integer(Int(compressedSize)))
         metadata.append("Decompressed", .integer(decompressedSize))
         if let text { metadata.append("Lines", .integer(text.lineCount)) }
@@ -90,7 +96,7 @@ public struct GzipDocument: FileDocument, DocumentMetadataProviding {
                 }
             }
         }
-        .revision(3)  // 2: man pages rendered; 3: no-fill macro lines and continued lines as man shows them
+        .revision(3)  // 2: man pages rendered; 3: no-fill macro lines and continued lines as man shows them; filed under what it holds
     }
 }
 

@@ -31,6 +31,8 @@ public struct Extraction: Codable, Sendable, Equatable {
     public var problems: [DocumentProblem]
     public var preview: Preview?
     public var text: String?
+    /// The type of what the file holds (`DocumentMetadata.innerContentType`), if not its own.
+    public var innerContentType: String?
 
     public init(contentType: String, documentType: String, selection: String, title: String?, metadata: [MetadataField],
                 problems: [DocumentProblem] = [], preview: Preview?, text: String? = nil) {
@@ -46,6 +48,7 @@ public struct Extraction: Codable, Sendable, Equatable {
         title = document.metadata.title
         metadata = document.metadata.fields
         problems = document.metadata.problems
+        innerContentType = document.metadata.innerContentType
         self.preview = preview ? document.preview() : nil
         self.text = text ? try document.plainTextSynchronously().map { Self.bounded($0, to: textBytes) } : nil
     }

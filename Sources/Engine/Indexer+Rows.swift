@@ -52,6 +52,8 @@ extension Indexer {
             return nil  // gone while being read
         case .success(let extraction?):
             row.documentType = extraction.documentType
+            // A file compressed on its own is filed under what it holds (a gzipped man page is a man page).
+            if let inner = extraction.innerContentType, row.errorKind == nil { row.contentType = inner }
             row.title = extraction.title
             row.metadata = Self.json(extraction.metadata)
             row.text = extraction.text ?? ""

@@ -183,6 +183,11 @@ enum Pages {
         let title = extraction?.title.flatMap { $0.isEmpty ? nil : $0 } ?? file.name
         // People's words here; the type's identifier and the Swift type that read it are in "Why this type".
         var facts = [view.contentType?.localizedDescription ?? file.contentType]
+        // A file compressed on its own is what it holds, the compression noted ("man page (troff), compressed").
+        if let held = UTTypeRegistry.shared.type(identifier: file.contentType), let own = view.contentType,
+           held.identifier != own.identifier, !own.conforms(to: held) {
+            facts = [(held.localizedDescription ?? held.identifier) + ", compressed (" + (own.localizedDescription ?? own.identifier) + ")"]
+        }
         if let status = view.status {
             facts.append(Figures.bytes(status.size))
             facts.append("modified " + date(status.modified))

@@ -123,3 +123,26 @@ struct LiveIndexerTests {
         #expect(!cache.contains(renamed))
     }
 }
+
+@Suite("Files compressed on their own, filed under what they hold")
+struct CompressedFilesTests {
+    @Test("A gzipped man page is a man page (found by type:man); gzipped text is text; damage keeps the file's own type")
+    func innerTypes() throws {
+        let dir = try TemporaryDirectory()
+        let roff = ".TH KETTLE 1 2026-01-01\n.SH NAME\nkettle \\- boil water\n.SH DESCRIPTION\nHeats a teapot.\n"
+        for (name, text) in [("kettle.1", roff), ("notes.txt", "a gzipped note about teapots\n")] {
+            let path = try dir.write("root/" + name, text)
+            #expect(try runTool("/bin/gzip", ["-n", path]).status == 0)
+        }
+        _ = try dir.write("root/broken.1.gz", bytes: [0x1F, 0x8B, 0x08, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x03, 0xFF, 0xFF])
+        let index = try FileIndex(path: dir.path + "/index.sqlite")
+        _ = try Indexer(index: index, workers: 1).run(roots: [FilePath(dir.path + "/root")])
+        func type(_ name: String) throws -> String? { try index.file(at: Array((dir.path + "/root/" + name).utf8))?.contentType }
+        #expect(try type("kettle.1.gz") == "org.troff.man-page")
+        #expect(try type("notes.txt.gz") == "public.plain-text")
+        #expect(try type("broken.1.gz") == "org.gnu.gnu-zip-archive", "nothing read: the file's own type")
+        var request = SearchRequest(match: .term("teapot"), limit: 10)
+        request.contentTypes = try index.contentTypes(conformingTo: "org.troff.man-page")
+        #expect(try index.search(request).map { ($0.displayPath as NSString).lastPathComponent } == ["kettle.1.gz"])
+    }
+}
