@@ -125,6 +125,9 @@ def test(url, root, artifacts):
         wait(driver, lambda d: "reader.py" in text(d, "#hits"), "the long file's hit")
         field.send_keys(Keys.ENTER)
         wait(driver, lambda d: d.find_elements(By.CSS_SELECTOR, "#reader mark.current"), "the reader opened at the match")
+        wait(driver, lambda d: d.find_elements(By.CSS_SELECTOR, "#reader ol.lines.coloured #L119 .hljs-comment"), "Python in colour")
+        check(driver.find_elements(By.CSS_SELECTOR, "#L119 mark.current"), "the match still marked over the colours")
+        wait(driver, lambda d: text(d, "#reader .at") == "1 of 3", "the count")
         check(text(driver, "#reader .at") == "1 of 3", "the first of three matches")
         in_view = """const m = document.querySelector('#reader mark.current'), p = document.querySelector('#preview').getBoundingClientRect();
             const r = m.getBoundingClientRect(); return r.top >= p.top && r.bottom <= p.bottom;"""

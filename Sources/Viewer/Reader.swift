@@ -1,3 +1,4 @@
+import ContentTypes
 import Engine
 import FileAccess
 import Foundation
@@ -153,14 +154,27 @@ extension ViewerServer {
     func readerSection(_ file: IndexedFile, id: Int64, query: String, from: Int?,
                        read: (text: String, signature: FileSignature)? = nil) -> String? {
         guard let (text, signature) = readerText(file, id: id, read: read), text.lineCount > 0 else { return nil }
+        let language = Self.language(of: file)
         if let known = readerCache.knownMarks(id: id, signature: signature, query: query) {
-            return Self.readerSection(text, marks: known, id: id, query: query, from: from)
+            return Self.readerSection(text, marks: known, id: id, query: query, from: from, language: language)
         }
         let expression = Self.highlighted(query)
         let first = from == nil ? expression.flatMap { Self.firstMatch(in: text, of: $0) } : nil
         let start = min(max(1, from ?? ((first ?? 1) - 20)), text.lineCount)
         let stretch = Self.marks(in: text, from: start, count: Self.readerLines, of: expression)
-        return Self.readerSection(text, marks: stretch, id: id, query: query, from: start, pending: expression != nil)
+        return Self.readerSection(text, marks: stretch, id: id, query: query, from: start, pending: expression != nil, language: language)
+    }
+
+    /// The language the reader colours a file's lines as (the page's highlighter names
+    /// languages by their usual extensions: py, swift, c, sh, json …): source code, scripts
+    /// and markup only, by the file's own extension.
+    static func language(of file: IndexedFile) -> String? {
+        guard let type = UTTypeRegistry.shared.type(identifier: file.contentType) else { return nil }
+        let coloured = ["public.source-code", "public.script", "public.xml", "public.html", "public.json", "public.css"]
+            .compactMap { UTType($0, registry: .shared) }.contains { type.conforms(to: $0) }
+        guard coloured else { return nil }
+        let ext = (file.name as NSString).pathExtension.lowercased()
+        return ext.isEmpty ? type.preferredFilenameExtension : ext
     }
 
     /// The line of the first match, looking through the text a megabyte at a time (on whole lines).
@@ -193,7 +207,7 @@ extension ViewerServer {
     /// lines for "3 of 17" — or, `pending`, to be asked for — and what the script needs to load
     /// the rest as the reader scrolls.
     static func readerSection(_ text: ReaderText, marks: ReaderMarks, id: Int64, query: String, from asked: Int? = nil,
-                              pending: Bool = false) -> String {
+                              pending: Bool = false, language: String? = nil) -> String {
         let first = marks.lines.first ?? 1
         let from = min(max(1, asked ?? (first - 20)), max(text.lineCount, 1))
         let counter = marks.ranges.isEmpty && !pending
@@ -202,7 +216,7 @@ extension ViewerServer {
                 + "<span class=\"at\" aria-live=\"polite\">\(pending ? "" : "1 of \(marks.ranges.count)")</span>"
                 + "<button type=\"button\" class=\"step\" data-step=\"1\" title=\"Next match (n)\" aria-label=\"Next match\">↓</button>"
         return """
-            <section id="reader" class="reader" data-id="\(id)" data-q="\(escape(query))" data-lines="\(text.lineCount)" \
+            <section id="reader" class="reader" data-id="\(id)" data-q="\(escape(query))" data-lines="\(text.lineCount)"\(language.map { " data-language=\"\(escape($0))\"" } ?? "") \
             \(pending ? "data-pending=\"1\"" : "data-matches=\"\(marks.lines.map(String.init).joined(separator: ","))\"")>
             <nav class="matches"><span class="lines-count">\(text.lineCount.formatted()) lines</span>\(counter)</nav>
             \(lines(text, marks: marks, from: from, count: readerLines))

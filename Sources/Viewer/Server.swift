@@ -234,6 +234,13 @@ struct ViewerServer: Sendable {
         router.get("/static/app.js") { _, _ in Self.asset(PackageResources.app_js, type: "text/javascript; charset=utf-8") }
         router.get("/static/app.css") { _, _ in Self.asset(PackageResources.app_css, type: "text/css; charset=utf-8") }
         router.get("/static/icon.svg") { _, _ in Self.asset(PackageResources.icon_svg, type: "image/svg+xml") }
+        // Debian's highlight.js (libjs-highlight.js), from its fixed place, for the reader's colours.
+        router.get("/static/highlight.js") { _, _ in
+            guard let script = Self.highlighter else { return AccessGuard.refusal(.notFound, "Not installed", "libjs-highlight.js is not installed.") }
+            var response = Self.asset(script, type: "text/javascript; charset=utf-8")
+            response.headers[.cacheControl] = "private, max-age=86400"
+            return response
+        }
     }
 
     // MARK: Documents
@@ -356,6 +363,9 @@ struct ViewerServer: Sendable {
         headers[.cacheControl] = "private, max-age=3600"
         return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: data)))
     }
+
+    /// Debian's highlight.js, read once; nil when the package is not installed.
+    static let highlighter: [UInt8]? = WholeFile.read("/usr/share/javascript/highlight.js/highlight.min.js").map { [UInt8]($0) }
 
     static func asset(_ bytes: [UInt8], type: String) -> Response {
         var headers = HTTPFields()

@@ -273,7 +273,8 @@ final class ServeTests: WatchFixture {
     func browser() throws {
         try write("notes.txt", "first line about comets\n")
         var lines = (1...1_002).map { "line \($0) of filler" }
-        (lines[118], lines[119], lines[899]) = ("cache = okapimemory.allocate()", "okapimemory again", "free(okapimemory)")
+        (lines[118], lines[119], lines[899]) = ("cache = okapimemory.allocate()  # a comment", "okapimemory again", "free(okapimemory)")
+        lines[0] = "import os, sys  # Python, coloured by the reader"
         try write("reader.py", lines.joined(separator: "\n") + "\n")
         for i in 1...25 { try write("pebble\(i).txt", "pebblestone number \(i)\n") }
         try write("<img src=x onerror=alert(1)>.txt", "hostile name\n")

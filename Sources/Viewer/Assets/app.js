@@ -162,6 +162,74 @@ const list = {
   },
 };
 
+/// Colours for source code: Debian's highlight.js, loaded on first need. Each line is
+/// highlighted with the state the line before left (a comment or a string over several lines
+/// stays one), and the query's marks are put back over the colours.
+const colours = {
+  loading: null,
+  load() {
+    if (window.hljs) return Promise.resolve(window.hljs);
+    if (!this.loading) {
+      this.loading = new Promise((resolve) => {
+        const script = document.createElement("script");
+        script.src = "/static/highlight.js";
+        script.onload = () => resolve(window.hljs || null);
+        script.onerror = () => resolve(null);  // not installed: plain text
+        document.head.append(script);
+      });
+    }
+    return this.loading;
+  },
+
+  async paint(section) {
+    const language = section && section.dataset.language;
+    if (!language) return;
+    const hljs = await this.load();
+    if (!hljs || !hljs.getLanguage(language)) return;
+    const started = performance.now();
+    for (const list of section.querySelectorAll("ol.lines:not(.coloured)")) {
+      let state;
+      for (const item of list.children) {
+        if (item.querySelector(".cut")) { state = undefined; continue; }  // a cut line stays as it is
+        const marks = [];
+        let offset = 0;
+        for (const node of item.childNodes) {
+          const length = node.textContent.length;
+          if (node.nodeName === "MARK") marks.push([offset, offset + length, node.classList.contains("current")]);
+          offset += length;
+        }
+        const result = hljs.highlight(language, item.textContent, true, state);
+        state = result.top;
+        item.innerHTML = result.value;  // highlight.js escapes the text it is given
+        for (const [start, end, current] of marks) markText(item, start, end, current);
+      }
+      list.classList.add("coloured");
+    }
+    window.docentColourTimings = (window.docentColourTimings || []).concat(performance.now() - started);
+  },
+};
+
+/// Wraps characters start..<end of an element's text in <mark>, piece by piece across its spans.
+function markText(element, start, end, current) {
+  const walker = document.createTreeWalker(element, NodeFilter.SHOW_TEXT);
+  const pieces = [];
+  let offset = 0;
+  while (walker.nextNode()) {
+    const node = walker.currentNode, length = node.data.length;
+    const from = Math.max(start, offset), to = Math.min(end, offset + length);
+    if (from < to) pieces.push([node, from - offset, to - offset]);
+    offset += length;
+  }
+  for (const [node, from, to] of pieces) {
+    const middle = node.splitText(from);
+    middle.splitText(to - from);
+    const mark = document.createElement("mark");
+    if (current) mark.className = "current";
+    middle.replaceWith(mark);
+    mark.append(middle);
+  }
+}
+
 /// The reader: a document's whole text, numbered, opened at its first match. Stretches of
 /// lines load as it scrolls; n and N (or the buttons) go to the next and previous match,
 /// loading the stretch that holds it; "3 of 17" says where.
@@ -185,6 +253,7 @@ const reader = {
     this.observe();
     if (openAtMatch && section.dataset.pending) this.first();
     else if (openAtMatch && this.matches.length) this.go(0, "center");
+    colours.paint(section);
     // When the page first showed its reader (at its match), for the benchmark.
     if (window.docentReaderShown === undefined) window.docentReaderShown = performance.now();
   },
@@ -310,6 +379,7 @@ const reader = {
         scroller.scrollTop += scroller.scrollHeight - before;
       }
       this.observe();
+      colours.paint(section);
     } finally {
       this.loading = false;
     }
