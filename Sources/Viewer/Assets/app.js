@@ -167,6 +167,8 @@ const list = {
 /// stays one), and the query's marks are put back over the colours.
 const colours = {
   loading: null,
+  /// The state each coloured stretch ends in, for the stretch below it.
+  ends: new WeakMap(),
   load() {
     if (window.hljs) return Promise.resolve(window.hljs);
     if (!this.loading) {
@@ -188,7 +190,13 @@ const colours = {
     if (!hljs || !hljs.getLanguage(language)) return;
     const started = performance.now();
     for (const list of section.querySelectorAll("ol.lines:not(.coloured)")) {
-      let state;
+      // The state a line starts in is known from the file's first line on, or from the end of
+      // the stretch just above; elsewhere (a stretch opened in the middle, which may begin
+      // inside a comment or string) each line is coloured on its own, so a construct opened
+      // above cannot colour the whole stretch as one string.
+      const above = list.previousElementSibling;
+      const known = list.dataset.from === "1" || (above && this.ends.has(above) && Number(above.dataset.to) + 1 === Number(list.dataset.from));
+      let state = known && above ? this.ends.get(above) : undefined;
       for (const item of list.children) {
         if (item.querySelector(".cut")) { state = undefined; continue; }  // a cut line stays as it is
         const marks = [];
@@ -199,10 +207,11 @@ const colours = {
           offset += length;
         }
         const result = hljs.highlight(language, item.textContent, true, state);
-        state = result.top;
+        state = known ? result.top : undefined;
         item.innerHTML = result.value;  // highlight.js escapes the text it is given
         for (const [start, end, current] of marks) markText(item, start, end, current);
       }
+      if (known) this.ends.set(list, state);
       list.classList.add("coloured");
     }
     window.docentColourTimings = (window.docentColourTimings || []).concat(performance.now() - started);
