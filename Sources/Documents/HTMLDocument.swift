@@ -78,17 +78,28 @@ public struct HTMLDocument: FileDocument, DocumentMetadataProviding {
     static func structured(_ blocks: [HTMLText.Block], characters: Int) -> [PreviewElement] {
         var elements: [PreviewElement] = []
         var items: [[PreviewElement]] = []
+        var table: (header: [String], rows: [[String]])?
         var used = 0, shown = 0
         func flush() {
             if !items.isEmpty { elements.append(.list(ordered: false, items: items)) }
-            items = []
+            if let done = table { elements.append(.table(header: done.header, rows: done.rows)) }
+            (items, table) = ([], nil)
         }
         for block in blocks {
             guard used < characters else { break }
             used += block.text.count
             shown += 1
             switch block.kind {
-            case .item: items.append([.text(block.text)]); continue
+            case .item:
+                if table != nil { flush() }
+                items.append([.text(block.text)])
+                continue
+            case .row(let header):
+                // Consecutive rows are one table; a first row of header cells is its header.
+                if !items.isEmpty { flush() }
+                if table == nil { table = ([], []) }
+                if header, table!.header.isEmpty, table!.rows.isEmpty { table!.header = block.cells } else { table!.rows.append(block.cells) }
+                continue
             case .heading(let level): flush(); elements.append(.heading(level: level, block.text))
             case .code: flush(); elements.append(.code(language: nil, block.text))
             case .text: flush(); elements.append(.text(block.text))

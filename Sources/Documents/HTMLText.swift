@@ -15,10 +15,17 @@ final class HTMLText {
 
     /// A block of text and what kind of element it came from.
     struct Block: Equatable {
-        enum Kind: Equatable { case heading(Int), item, code, text }
+        enum Kind: Equatable { case heading(Int), item, code, text, row(header: Bool) }
         var kind: Kind
         var text: String
+        /// A table row's cells.
+        var cells: [String] = []
     }
+
+    /// The row being read (its cells so far, and whether they are all headers), inside `<tr>`.
+    private var row: (cells: [String], header: Bool)?
+    /// The cell being read, inside `<td>` or `<th>`.
+    private var cell: String?
 
     /// The kind of the block being read (from the element that opened it).
     private var kind = Block.Kind.text
@@ -91,6 +98,14 @@ final class HTMLText {
         } else if name == "pre" {
             preDepth += 1
             kind = .code
+        } else if name == "tr" {
+            row = ([], true)
+        } else if name == "td" || name == "th" {
+            line += " "  // cells are words apart in the text ("Wally 1,200 kg", not "Wally1,200 kg")
+            if row != nil {
+                cell = ""
+                if name == "td" { row?.header = false }
+            }
         }
     }
 
@@ -120,6 +135,15 @@ final class HTMLText {
             if !text.isEmpty { headings.append((open.level, text)) }
             heading = nil
         }
+        if (name == "td" || name == "th"), let text = cell {
+            row?.cells.append(text.collapsingWhitespace)
+            cell = nil
+        }
+        if name == "tr", let open = row {
+            kind = .row(header: open.header)
+            endLine(cells: open.cells)
+            row = nil
+        }
         if HTMLDocument.blocks.contains(name) { endLine() }
         if name == "pre", preDepth > 0 { preDepth -= 1 }
     }
@@ -129,15 +153,16 @@ final class HTMLText {
         guard hiddenDepth == 0 else { return }
         line += text
         if heading != nil { heading!.text += text }
+        if cell != nil { cell! += text }
     }
 
-    fileprivate func endLine() {
+    fileprivate func endLine(cells: [String] = []) {
         let collapsed = line.collapsingWhitespace
         if !collapsed.isEmpty {
             lines.append(collapsed)
             // Preformatted text keeps its lines and indentation (trailing space trimmed).
             let shown = kind == .code ? String(line.drop { $0 == "\n" || $0 == "\r" }).trimmingTrailingWhitespace : collapsed
-            blocks.append(Block(kind: kind, text: shown))
+            blocks.append(Block(kind: kind, text: shown, cells: cells))
         }
         line = ""
         if preDepth == 0 { kind = .text }

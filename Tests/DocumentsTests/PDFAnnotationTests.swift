@@ -159,7 +159,8 @@ struct HTMLStructureTests {
         <ul><li>fish</li><li>clams</li></ul>
         <pre>  def feed(walrus):
               return clams</pre>
-        <h2>Tusks</h2><p>Long.</p></div>
+        <h2>Tusks</h2><p>Long.</p>
+        <table><tr><th>Name</th><th>Weight</th></tr><tr><td>Wally</td><td>1,200 kg</td></tr><tr><td>Wanda</td><td>900 kg</td></tr></table></div>
         <div class="sphinxsidebar"><h3>Quick search</h3></div></body></html>
         """
 
@@ -173,7 +174,9 @@ struct HTMLStructureTests {
         #expect(elements == [
             .heading(level: 1, "Walrus care"), .text("Walruses need cold water."), .list(ordered: false, items: [[.text("fish")], [.text("clams")]]),
             .code(language: nil, "  def feed(walrus):\n      return clams"), .heading(level: 2, "Tusks"), .text("Long."),
+            .table(header: ["Name", "Weight"], rows: [["Wally", "1,200 kg"], ["Wanda", "900 kg"]]),
         ])
+        #expect(document.text.contains("Wally 1,200 kg"), "a row is a line of the text, as before")
     }
 }
 
