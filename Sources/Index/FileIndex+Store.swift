@@ -68,3 +68,31 @@ extension IndexStore {
     /// The rows that carry an error, by path.
     public func filesWithErrors() throws(IndexError) -> [IndexedFile] { try filesWithErrors(limit: nil) }
 }
+
+extension FileIndex {
+    /// Rows of identical content among `ids`: the same size and the same stored text (its
+    /// compressed bytes compared whole: identical texts compress alike), whatever type each
+    /// name gave them (`LICENSE` and `COPYING` holding the same bytes).
+    public func identicalGroups(among ids: [Int64]) throws(IndexError) -> [[Int64]] {
+        guard ids.count > 1 else { return [] }
+        let list = Array(repeating: "?", count: ids.count).joined(separator: ", ")
+        let pairs: [(Int64, Int64)] = try read { db in
+            try Row.fetchAll(db, sql: """
+                SELECT fa.id AS a, fb.id AS b FROM files fa
+                JOIN files fb ON fb.size = fa.size AND fb.id != fa.id
+                JOIN texts ta ON ta.id = fa.id JOIN texts tb ON tb.id = fb.id AND tb.body = ta.body
+                WHERE fa.id IN (\(list)) AND fb.id IN (\(list)) AND fa.errorKind IS NULL AND fb.errorKind IS NULL
+                  AND length(ta.body) > 1  -- files with no text are not compared by it
+                """, arguments: StatementArguments(ids + ids)).map { ($0["a"], $0["b"]) }
+        }
+        // Groups by the first of each in the order given.
+        var group: [Int64: Int64] = [:]
+        for id in ids where group[id] == nil {
+            group[id] = id
+            for (a, b) in pairs where a == id && group[b] == nil { group[b] = id }
+        }
+        let grouped = Dictionary(grouping: ids, by: { group[$0] ?? $0 })
+        return ids.compactMap { id in grouped[id].flatMap { $0.count > 1 ? $0 : nil } }
+    }
+}
+

@@ -76,12 +76,18 @@ public protocol IndexStore: AnyObject, Sendable {
     /// The row of `path` on `host`, with its stored text (at most `textLimit` characters): what
     /// a preview of another host's file shows.
     func storedFile(host: String, path: [UInt8], textLimit: Int) throws(IndexError) -> (file: IndexedFile, text: String)?
+    /// Among the rows `ids`, those of identical content (the same size and stored text),
+    /// each group in the order of `ids`; rows alone in theirs are left out.
+    func identicalGroups(among ids: [Int64]) throws(IndexError) -> [[Int64]]
 }
 
 extension IndexStore {
     /// By default nothing: a store whose server decides when commits reach the disk
     /// (PostgreSQL, where a host's empty index is not an empty database: other hosts' rows share it).
     public func fillingEmptyIndex(_ filling: Bool) throws(IndexError) {}
+
+    /// By default none found (a store that cannot compare its stored texts cheaply).
+    public func identicalGroups(among ids: [Int64]) throws(IndexError) -> [[Int64]] { [] }
 
     /// The lock a watcher holds on this index.
     public var lockPath: String { path + ".lock" }

@@ -38,7 +38,8 @@ enum Pages {
     enum Outcome: Sendable {
         /// Hits, and for a query nothing matched, what it may have meant.
         /// `total` files match; the hits are those from `offset`; `more` is the address of the next ones.
-        case hits([SearchHit], query: String, suggestions: [SpellingSuggestion] = [], total: Int? = nil, offset: Int = 0, more: String? = nil)
+        case hits([SearchHit], query: String, suggestions: [SpellingSuggestion] = [], total: Int? = nil, offset: Int = 0, more: String? = nil,
+                  alsoAt: [Int64: [String]] = [:])
         case error(message: String, column: Int?, query: String)
         case none
     }
@@ -97,10 +98,12 @@ enum Pages {
                 <p id="problem" class="problem" role="alert">\(column.map { "Column \($0): " } ?? "")\(escape(message))<br><code>\(shown)</code></p>\
                 <ol id="hits" role="listbox"></ol>
                 """
-        case .hits(let hits, let query, let suggestions, let total, let offset, let more):
+        case .hits(let hits, let query, let suggestions, let total, let offset, let more, let alsoAt):
             let all = total ?? hits.count
+            // Files of this page, identical ones folded into their hit included.
+            let covered = hits.count + alsoAt.values.reduce(0) { $0 + $1.count }
             var count = all == 0 ? "No matches" : all == 1 ? "1 match" : "\(all.formatted()) matches"
-            if offset > 0 || hits.count < all { count += " · \((offset + 1).formatted())–\((offset + hits.count).formatted()) shown" }
+            if offset > 0 || covered < all { count += " · \((offset + 1).formatted())–\((offset + covered).formatted()) shown" }
             if !suggestions.isEmpty {
                 // The query with each word replaced by its suggestion, as a link to that search.
                 let meant = query.split(separator: " ", omittingEmptySubsequences: false).map { word in
@@ -110,16 +113,16 @@ enum Pages {
                 form.queryItems = [URLQueryItem(name: "q", value: meant)]
                 count += ". Did you mean <a class=\"suggestion\" href=\"/\(escape(form.string ?? ""))\">\(escape(meant))</a>?"
             }
-            let rest = all - offset - hits.count
+            let rest = all - offset - covered
             let next = rest > 0 && !hits.isEmpty ? more.map {
-                "<a class=\"more\" href=\"\(escape($0))\" data-offset=\"\(offset + hits.count)\">\(min(rest, hits.count).formatted()) more of \(rest.formatted())</a>"
+                "<a class=\"more\" href=\"\(escape($0))\" data-offset=\"\(offset + covered)\">\(min(rest, covered).formatted()) more of \(rest.formatted())</a>"
             } ?? "" : ""
             return "<p id=\"problem\" class=\"count\">\(count)</p><ol id=\"hits\" role=\"listbox\" start=\"\(offset + 1)\">"
-                + hits.map { hit($0, fresh: fresh.contains($0.id), pictureLater: picturesLater) }.joined() + "</ol>" + next
+                + hits.map { hit($0, fresh: fresh.contains($0.id), pictureLater: picturesLater, alsoAt: alsoAt[$0.id] ?? []) }.joined() + "</ol>" + next
         }
     }
 
-    static func hit(_ hit: SearchHit, fresh: Bool = false, pictureLater: Bool = false) -> String {
+    static func hit(_ hit: SearchHit, fresh: Bool = false, pictureLater: Bool = false, alsoAt: [String] = []) -> String {
         let type = UTTypeRegistry.shared.type(identifier: hit.contentType)
         let name = hit.displayPath.split(separator: "/").last.map(String.init) ?? hit.displayPath
         let title = hit.title.flatMap { $0.isEmpty ? nil : $0 } ?? name
@@ -133,7 +136,8 @@ enum Pages {
             <span class="title">\(escape(title))</span> <span class="type" title="\(escape(hit.contentType))">\(escape(type?.localizedDescription ?? hit.contentType))</span>\
             <span class="path">\(escape(place))</span>\
             <time datetime="\(iso(hit.modified))">\(escape(date(hit.modified)))</time>\
-            <span class="snippet">\(snippet(hit.readableSnippet))</span></span></a></li>
+            <span class="snippet">\(snippet(hit.readableSnippet))</span>\
+            \(alsoAt.isEmpty ? "" : "<span class=\"also\">The same file also at " + alsoAt.map(escape).joined(separator: ", ") + "</span>")</span></a></li>
             """
     }
 

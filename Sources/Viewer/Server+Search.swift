@@ -50,13 +50,21 @@ extension ViewerServer {
         case .request(var request):
             (request.order, request.offset) = (order, offset)
             do {
-                let hits = try index.search(request)
+                var hits = try index.search(request)
                 // A first page that holds every match needs no count.
                 let total = offset == 0 && hits.count < request.limit ? hits.count : try index.count(request)
+                // Identical files are one hit, the best placed, with the other places listed.
+                var alsoAt: [Int64: [String]] = [:]
+                for group in (try? index.identicalGroups(among: hits.map(\.id))) ?? [] {
+                    let others = Set(group.dropFirst())
+                    alsoAt[group[0]] = hits.filter { others.contains($0.id) }.map(\.displayPlace)
+                    hits.removeAll { others.contains($0.id) }
+                }
                 // "Did you mean" only for a query nothing matched: a keystroke with hits pays nothing.
                 let suggestions = hits.isEmpty ? (try? index.suggestions(for: request.match)) ?? [] : []
+                let shown = hits.count + alsoAt.values.reduce(0) { $0 + $1.count }
                 return .hits(hits, query: query, suggestions: suggestions, total: total, offset: offset,
-                             more: Self.address(query: query, group: group, root: root, order: order, offset: offset + hits.count))
+                             more: Self.address(query: query, group: group, root: root, order: order, offset: offset + shown), alsoAt: alsoAt)
             } catch {
                 return .error(message: "\(error)", column: nil, query: query)
             }

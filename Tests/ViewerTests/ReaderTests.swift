@@ -164,4 +164,19 @@ struct ReaderTests {
         }
         return nil
     }
+
+    @Test("Identical files are one hit, the other places listed with it; files that only look alike stay apart")
+    func identicalFiles() async throws {
+        let licence = String(repeating: "Permission is granted to copy the walrus licence. ", count: 40)
+        for place in ["a/LICENSE", "b/LICENSE", "c/COPYING"] { _ = try dir.write("root/" + place, licence) }
+        _ = try dir.write("root/d/LICENSE", licence.replacingOccurrences(of: "copy", with: "cope"))  // same size, other text
+        _ = try Indexer(index: index, workers: 1).run(roots: [FilePath(dir.path + "/root")])
+        let cookie = self.cookie
+        try await router().test { client in
+            let results = String(buffer: try await client.execute(uri: "/api/search?q=walrus", method: .get, headers: cookie).body)
+            #expect(results.components(separatedBy: "<li id=\"hit-").count - 1 == 2, "the three copies as one hit, the other text apart")
+            #expect(results.contains("The same file also at "))
+            #expect(results.contains("4 matches"), "the total still counts every file")
+        }
+    }
 }
