@@ -125,23 +125,13 @@ struct ViewerServer: Sendable {
         router.get("/doc/:id") { request, context in
             guard let (id, file) = try await row(context) else { return Self.notFound() }
             let query = Self.form(request.uri.query)["q"] ?? ""
-            let (view, reader) = try await offPool { () -> (DocumentView, String?) in
-                // One opening of the file for the preview and the reader's text.
-                let view = documentView(file, id: id, text: true)
-                let read = view.text.flatMap { text in view.status.map { (text, $0.signature) } }
-                return (view, readerSection(file, id: id, query: query, from: nil, read: read))
-            }
+            let (view, reader) = try await offPool { documentAndReader(file, id: id, query: query) }
             return Self.html(Pages.previewPage(view, reader: reader, query: query))
         }
         router.get("/api/preview/:id") { request, context in
             guard let (id, file) = try await row(context) else { return Self.notFound() }
             let query = Self.form(request.uri.query)["q"] ?? ""
-            let (view, reader) = try await offPool { () -> (DocumentView, String?) in
-                // One opening of the file for the preview and the reader's text.
-                let view = documentView(file, id: id, text: true)
-                let read = view.text.flatMap { text in view.status.map { (text, $0.signature) } }
-                return (view, readerSection(file, id: id, query: query, from: nil, read: read))
-            }
+            let (view, reader) = try await offPool { documentAndReader(file, id: id, query: query) }
             return Self.html(Pages.preview(view, reader: reader))
         }
         // The reader again from line `from` (a match not loaded yet; the file changed).
@@ -249,6 +239,14 @@ struct ViewerServer: Sendable {
     private func row(_ context: BasicRequestContext) async throws -> (Int64, IndexedFile)? {
         guard let id = context.parameters.get("id", as: Int64.self) else { return nil }
         return try await offPool { try index.file(id: id).map { (id, $0) } }
+    }
+
+    /// The document's view and its reader, from one opening of the file (the preview and the
+    /// reader's text read together).
+    func documentAndReader(_ file: IndexedFile, id: Int64, query: String) -> (DocumentView, String?) {
+        let view = documentView(file, id: id, text: true)
+        let read = view.text.flatMap { text in view.status.map { (text, $0.signature) } }
+        return (view, readerSection(file, id: id, query: query, from: nil, read: read))
     }
 
     /// The row's view: this machine's file opened (`ViewerDocuments.view`), another host's
