@@ -4,6 +4,7 @@
     drive.py test  URL ROOT ARTIFACTS   the viewer as a user meets it; exits 1 on the first failure
     drive.py bench URL ROOT QUERIES...  keystroke-to-results and disk-to-preview latencies, as JSON
     drive.py reader URL QUERY ID,ID...  the reader's first screen of each row, opened at its match
+    drive.py pages URL QUERY,... ID,...  a long PDF opened at the page of its first match
 
 URL is the address `docent serve` printed (with its token). ROOT is a watched directory the
 script may write in (the test's own root; the benchmark's scratch root beside the corpus).
@@ -186,11 +187,27 @@ def test(url, root, artifacts):
         check(driver.find_elements(By.CSS_SELECTOR, "#problem mark.at"), "the column marked")
 
         # A PDF: its first page as a picture.
-        search_and_open(driver, field, "name:*.pdf", "guide.pdf", "the PDF's first page to load")
+        search_and_open(driver, field, "name:guide.pdf", "guide.pdf", "the PDF's first page to load")
         driver.save_screenshot(os.path.join(artifacts, "pdf-preview.png"))
         thumbs = driver.execute_script(
             "return Array.from(document.querySelectorAll('#hits img.thumb')).map(i => i.complete && i.naturalWidth)")
         check(thumbs and all(thumbs), "the PDF's thumbnail in the list")
+
+        # A 40-page PDF whose word is on its last page: the reader opens there, the match marked,
+        # the picture of page 40 beside it; scrolling up, the picture follows the page read.
+        field.clear()
+        type_slowly(field, "zebrafinch", pause=0.02)
+        wait(driver, lambda d: "manual.pdf" in text(d, "#hits"), "the long PDF's hit")
+        field.send_keys(Keys.ENTER)
+        wait(driver, lambda d: d.execute_script(
+            "const i = document.querySelector('#reader .page-view img'); return i && i.complete && i.naturalWidth > 0 && i.src.endsWith('page=40')"),
+            "the picture of the match's page beside it")
+        check(driver.execute_script(in_view), "the PDF's match is in view")
+        check(text(driver, "#reader .page-view figcaption") == "Page 40 of 40", "the page said")
+        driver.save_screenshot(os.path.join(artifacts, "pdf-reader.png"))
+        # Reading upwards (each look scrolls further, the stretches above loading on the way).
+        wait(driver, lambda d: d.execute_script("document.querySelector('#preview').scrollTop -= 1500") or
+             text(d, "#reader .page-view figcaption") == "Page 39 of 40", "the picture to follow the page read")
 
         # Hostile names and an SVG with a script: shown as text and as an image, nothing runs.
         field.clear()
@@ -303,6 +320,42 @@ def reader(url, query, ids):
         driver.quit()
 
 
+def pages(url, queries, ids):
+    """A PDF opened at its match's page: /doc/ID?q=QUERY for each row ID and each query (each
+    a long PDF the server has not opened since it started, the browser's cache off), timed in
+    the page from the navigation's start to the picture of the first match's page drawn
+    (`docentPageShown`), with its marked match in view; a screenshot of the last."""
+    driver = browser()
+    try:
+        driver.execute_cdp_cmd("Network.setCacheDisabled", {"cacheDisabled": True})
+        driver.get(url)
+        wait(driver, lambda d: "token=" not in d.current_url, "the token to leave the address")
+        base = url.split("?")[0]
+        opened, shown = [], []
+        for row in ids:
+            for query in queries:
+                driver.get(base + "doc/" + row + "?q=" + query)
+                wait(driver, lambda d: d.execute_script("return window.docentPageShown !== undefined"), "the page's picture", seconds=60)
+                opened.append(driver.execute_script("return window.docentPageShown"))
+                # The match in view, and the picture beside it (or, narrow, at its page's start) of its page.
+                where = driver.execute_script("""
+                    const mark = document.querySelector('#reader mark.current'), r = mark.getBoundingClientRect();
+                    let start = mark.closest('li'); while (start && !start.classList.contains('page-start')) start = start.previousElementSibling;
+                    const page = start ? start.dataset.page : mark.closest('ol').dataset.page;
+                    const aside = document.querySelector('#reader .page-view');
+                    const figure = getComputedStyle(aside).display !== 'none' ? aside : start;
+                    const img = figure.querySelector('img'), box = img.getBoundingClientRect();
+                    return [r.top >= 0 && r.bottom <= innerHeight, box.top < innerHeight && box.bottom > 0 && img.complete && img.naturalWidth > 0,
+                            img.src.endsWith('page=' + page), figure.querySelector('figcaption').textContent];""")
+                check(where[0] and where[1] and where[2], "the match and its page's picture in view (%s)" % where)
+                shown.append(where[3])
+        driver.save_screenshot(os.environ.get("SCREENSHOT", "/tmp/docent-pdf-reader.png"))
+        print(json.dumps({"opens": len(opened), "pageShownP50": percentile(opened, 50), "pageShownMax": max(opened), "times": opened,
+                          "pages": shown}))
+    finally:
+        driver.quit()
+
+
 if __name__ == "__main__":
     mode = sys.argv[1]
     try:
@@ -310,6 +363,8 @@ if __name__ == "__main__":
             test(sys.argv[2], sys.argv[3], sys.argv[4])
         elif mode == "reader":  # drive.py reader URL QUERY ID,ID,...
             reader(sys.argv[2], sys.argv[3], sys.argv[4].split(","))
+        elif mode == "pages":  # drive.py pages URL QUERY,QUERY,... ID,ID,...
+            pages(sys.argv[2], sys.argv[3].split(","), sys.argv[4].split(","))
         else:
             bench(sys.argv[2], sys.argv[3], sys.argv[4:])
     except Exception as failure:  # the test shows what went wrong, whatever it was

@@ -37,7 +37,7 @@ static GdkPixbuf *from_image(const unsigned char *data, size_t length, int size,
     return pixbuf;
 }
 
-static GdkPixbuf *from_pdf(const unsigned char *data, size_t length, int size, char **error) {
+static GdkPixbuf *from_pdf(const unsigned char *data, size_t length, int number, int size, char **error) {
     GBytes *bytes = g_bytes_new_static(data, length);
     GError *failure = NULL;
     PopplerDocument *document = poppler_document_new_from_bytes(bytes, NULL, &failure);
@@ -46,13 +46,18 @@ static GdkPixbuf *from_pdf(const unsigned char *data, size_t length, int size, c
         *error = g_strdup(failure ? failure->message : "the PDF could not be opened");
         goto done;
     }
-    if (poppler_document_get_n_pages(document) < 1) {
+    int pages = poppler_document_get_n_pages(document);
+    if (pages < 1) {
         *error = g_strdup("the PDF has no pages");
         goto done;
     }
-    PopplerPage *page = poppler_document_get_page(document, 0);
+    if (number < 0 || number >= pages) {
+        *error = g_strdup_printf("the PDF has no page %d (it has %d)", number + 1, pages);
+        goto done;
+    }
+    PopplerPage *page = poppler_document_get_page(document, number);
     if (!page) {
-        *error = g_strdup("the PDF's first page could not be read");
+        *error = g_strdup_printf("page %d of the PDF could not be read", number + 1);
         goto done;
     }
     double width = 0, height = 0;
@@ -104,14 +109,14 @@ done:
     return pixbuf;
 }
 
-int docent_picture_png(const unsigned char *data, size_t length, docent_picture_source source, int size,
+int docent_picture_png(const unsigned char *data, size_t length, docent_picture_source source, int page, int size,
                        const docent_picture_keys *keys, unsigned char **png, size_t *png_length, char **error) {
     *png = NULL;
     *png_length = 0;
     *error = NULL;
     if (size < 1) size = 1;
     char *message = NULL;
-    GdkPixbuf *pixbuf = source == DOCENT_PICTURE_PDF ? from_pdf(data, length, size, &message)
+    GdkPixbuf *pixbuf = source == DOCENT_PICTURE_PDF ? from_pdf(data, length, page, size, &message)
                                                      : from_image(data, length, size, &message);
     if (!pixbuf) {
         *error = strdup(message ? message : "no picture");

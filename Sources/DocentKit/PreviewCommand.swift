@@ -257,8 +257,7 @@ extension PreviewFormat: ExpressibleByArgument {}
 package enum RemoteFile {
     /// The preview, and the row's own metadata fields.
     package static func preview(of row: IndexedFile, host: String, text: String) -> (Preview, [MetadataField]) {
-        let fields = (row.metadata.flatMap { try? JSONDecoder().decode([String: MetadataValue].self, from: Data($0.utf8)) } ?? [:])
-            .sorted { $0.key < $1.key }.map { MetadataField(key: $0.key, value: $0.value) }
+        let fields = fields(of: row)
         let modified = Date(timeIntervalSince1970: Double(row.modified) / 1e9).formatted(.iso8601)
         var elements: [PreviewElement] = [
             .note(nil, "On \(host), not on this machine: the text and metadata \(host) stored in the index, as of its last change (\(modified))."),
@@ -269,5 +268,11 @@ package enum RemoteFile {
         if let kind = row.errorKind { elements.append(.note(.error, "\(kind): \(row.errorMessage ?? "")")) }
         if !text.isEmpty { elements.append(.text(text)) }
         return (Preview(elements: elements), fields)
+    }
+
+    /// The metadata the row stored, by key.
+    package static func fields(of row: IndexedFile) -> [MetadataField] {
+        (row.metadata.flatMap { try? JSONDecoder().decode([String: MetadataValue].self, from: Data($0.utf8)) } ?? [:])
+            .sorted { $0.key < $1.key }.map { MetadataField(key: $0.key, value: $0.value) }
     }
 }

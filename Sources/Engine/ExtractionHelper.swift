@@ -102,9 +102,9 @@ final class ExtractionHelper {
     }
 
     /// A PNG picture of `path` fitting `size` pixels (`Pictures`): nil when the file is gone.
-    func picture(_ path: FilePath, size: Int) -> Result<Data?, ExtractionFailure> {
+    func picture(_ path: FilePath, size: Int, page: Int) -> Result<Data?, ExtractionFailure> {
         let request = ExtractionRequest(path: Data(path.bytes).base64EncodedString(), readBytes: budget.readBytes,
-                                        textBytes: 0, preview: false, text: false, picture: size)
+                                        textBytes: 0, preview: false, text: false, picture: size, page: page)
         return exchange(request).flatMap { reply, payload in
             if reply.gone { return .success(nil) }
             if reply.hasPicture { return .success(payload) }
@@ -249,8 +249,9 @@ public final class HelperPool: @unchecked Sendable {
     /// A PNG picture of `path` made in a helper process, under the budgets: an image scaled
     /// to fit `size` pixels, a PDF's first page, an audio or video file's cover; nil when the
     /// file is gone, or why there is none. The PNG carries the freedesktop thumbnail keys.
-    public func picture(_ path: FilePath, size: Int) -> Result<Data?, ExtractionFailure> {
-        withHelper { $0.picture(path, size: size) }
+    /// `page` (from 0) pictures another page of a PDF.
+    public func picture(_ path: FilePath, size: Int, page: Int = 0) -> Result<Data?, ExtractionFailure> {
+        withHelper { $0.picture(path, size: size, page: page) }
     }
 
     /// Runs `body` with an idle helper (or a new one), returned to the pool afterwards.

@@ -19,6 +19,8 @@ struct ExtractionRequest: Codable {
     var text: Bool
     /// A picture fitting this many pixels instead of an extraction (`Pictures`).
     var picture: Int? = nil
+    /// The page pictured, counted from 0 (a PDF's; nil: the first).
+    var page: Int? = nil
     /// OCR for an image or a scanned PDF's pages, with the time budget it shares with the
     /// reading (nil: off).
     var ocr: OCRSettings? = nil
@@ -84,7 +86,7 @@ public enum ExtractionServer {
                 }
                 if let loader = loaders[request.readBytes], let size = request.picture {
                     var picture = Data()
-                    (reply, picture) = Pictures.make(path, size: size, loader: loader)
+                    (reply, picture) = Pictures.make(path, size: size, page: request.page ?? 0, loader: loader)
                     guard let json = try? JSONEncoder().encode(reply), Frame.write(json, to: STDOUT_FILENO),
                           Frame.write(picture, to: STDOUT_FILENO) else { exit(1) }
                     continue

@@ -7,8 +7,9 @@ import Foundation
 import SystemPackage
 
 /// Pictures of documents, made in the helper process (the image decoders, poppler and
-/// TagLib read untrusted bytes): an image scaled down, a PDF's first page, the cover art an
-/// audio or video file carries. Each is a PNG with the freedesktop thumbnail keys
+/// TagLib read untrusted bytes): an image scaled down, a PDF's page (the first, or any the
+/// reader shows beside its text), the cover art an audio or video file carries. Each is a
+/// PNG with the freedesktop thumbnail keys
 /// (`Thumb::URI`, `Thumb::MTime`, `Thumb::Size`, `Thumb::Mimetype`), so it can be kept in
 /// the thumbnail cache file managers share (`ThumbnailCache`).
 public enum Pictures {
@@ -22,7 +23,7 @@ public enum Pictures {
     }
 
     /// The helper's side: the reply and the PNG (empty when there is none).
-    static func make(_ path: FilePath, size: Int, loader: DocumentLoader) -> (ExtractionReply, Data) {
+    static func make(_ path: FilePath, size: Int, page: Int = 0, loader: DocumentLoader) -> (ExtractionReply, Data) {
         var reply = ExtractionReply()
         guard let prepared = try? loader.prepare(path), let status = prepared.classification.status else {
             reply.gone = true
@@ -47,7 +48,8 @@ public enum Pictures {
             } else {
                 throw PictureError("no picture is made of \(type.identifier)")
             }
-            let png = try png(of: bytes, source: source, size: size, path: path, status: status,
+            guard page == 0 || source == DOCENT_PICTURE_PDF else { throw PictureError("only a PDF has pages") }
+            let png = try png(of: bytes, source: source, page: page, size: size, path: path, status: status,
                               mimeType: prepared.classification.mimeType ?? type.preferredMIMEType)
             reply.hasPicture = true
             return (reply, png)
@@ -70,7 +72,7 @@ public enum Pictures {
         return Array(UnsafeBufferPointer(start: bytes, count: Int(length)))
     }
 
-    private static func png(of bytes: [UInt8], source: docent_picture_source, size: Int, path: FilePath,
+    private static func png(of bytes: [UInt8], source: docent_picture_source, page: Int, size: Int, path: FilePath,
                             status: FileStatus, mimeType: String?) throws -> Data {
         let uri = fileURI(path)
         var png: UnsafeMutablePointer<UInt8>?
@@ -80,7 +82,7 @@ public enum Pictures {
             (mimeType ?? "").withCString { mime in
                 var keys = docent_picture_keys(uri: uri, mtime: status.modified / 1_000_000_000, size: status.size,
                                                mime_type: mimeType == nil ? nil : mime)
-                return docent_picture_png(bytes, bytes.count, source, Int32(min(size, 4096)), &keys, &png, &length, &error)
+                return docent_picture_png(bytes, bytes.count, source, Int32(clamping: page), Int32(min(size, 4096)), &keys, &png, &length, &error)
             }
         }
         defer {

@@ -47,6 +47,16 @@ enum StoredText {
         }
     }
 
+    /// The size in bytes of the text compressed `data` holds, as its frames record it; nil when
+    /// they do not say.
+    private static func textSize(_ data: Data, framesStart start: Int) -> UInt64? {
+        data.withUnsafeBytes { raw -> UInt64? in
+            let frame = UnsafeRawBufferPointer(rebasing: raw[start...])
+            let size = data.first == 2 ? blocksTextSize(raw) : ZSTD_getFrameContentSize(frame.baseAddress, frame.count)
+            return size < UInt64(UInt32.max) ? size : nil  // ZSTD_CONTENTSIZE_UNKNOWN and _ERROR are the two largest values
+        }
+    }
+
     /// The text `data` holds ("" for no bytes); nil for bytes that are not a stored text —
     /// a damaged index.
     static func inflate(_ data: Data) -> String? {
@@ -56,9 +66,7 @@ enum StoredText {
         return data.withUnsafeBytes { raw -> String? in
             let frame = UnsafeRawBufferPointer(rebasing: raw[start...])
             // Method 2's frames follow each other: decompressed in one call, to the table's total.
-            let size = method == 2 ? blocksTextSize(raw) : ZSTD_getFrameContentSize(frame.baseAddress, frame.count)
-            // ZSTD_CONTENTSIZE_UNKNOWN and _ERROR are the two largest values; a stored text is < 4 GB.
-            guard size < UInt64(UInt32.max) else { return nil }
+            guard let size = textSize(data, framesStart: start) else { return nil }  // a stored text is < 4 GB
             var failed = false
             let text = String(unsafeUninitializedCapacity: max(Int(size), 1)) { (buffer: UnsafeMutableBufferPointer<UInt8>) -> Int in
                 let produced = ZSTD_decompress(buffer.baseAddress, Int(size), frame.baseAddress, frame.count)
@@ -75,7 +83,10 @@ enum StoredText {
     static func inflate(_ data: Data, prefix limit: Int) -> String? {
         guard let method = data.first else { return "" }
         if method == 0 { return wholeCharacters(Array(data.dropFirst().prefix(limit))) }
-        guard let start = framesStart(data), let stream = ZSTD_createDStream() else { return nil }
+        guard let start = framesStart(data) else { return nil }
+        // The whole text when it fits: decompressed in one call to its size, never to `limit`'s.
+        if let size = textSize(data, framesStart: start), size <= UInt64(max(limit, 0)) { return inflate(data) }
+        guard let stream = ZSTD_createDStream() else { return nil }
         defer { ZSTD_freeDStream(stream) }
         var output = [UInt8](repeating: 0, count: max(limit, 0))
         let produced = data.withUnsafeBytes { raw -> Int? in

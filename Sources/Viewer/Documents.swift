@@ -48,7 +48,11 @@ final class ViewerDocuments: Sendable {
 
     /// The file's preview, metadata, renditions and the reason for its type; with `text`, its
     /// whole plain text too when the file is read for the preview anyway (no cached preview).
-    func view(_ file: IndexedFile, id: Int64, text wanted: Bool = false) -> DocumentView {
+    /// `fromRow`: when the file has not changed since it was indexed and no preview is cached,
+    /// the view is made from what its row stored (title, metadata, the problem it recorded)
+    /// rather than by reading the file: a PDF's reader shows its pages from the stored text,
+    /// and reading a 1,158-page manual again for its first ten costs a second.
+    func view(_ file: IndexedFile, id: Int64, text wanted: Bool = false, fromRow: Bool = false) -> DocumentView {
         let path = FilePath(bytes: file.path)
         let prepared: PreparedFile
         do {
@@ -75,6 +79,13 @@ final class ViewerDocuments: Sendable {
         var text: String?
         if let cached = previews?.lookup(path, status: status, readLimit: budget.readBytes) {
             extraction = cached
+        } else if fromRow, file.signature.compared(to: status.signature) != .changed {
+            let problems = file.errorKind.map { [DocumentProblem(.error, kind: DocumentProblem.Kind(rawValue: $0), file.errorMessage ?? $0)] } ?? []
+            return DocumentView(id: id, file: file, status: status,
+                                extraction: Extraction(contentType: file.contentType, documentType: file.documentType ?? "", selection: "as indexed",
+                                                       title: file.title, metadata: RemoteFile.fields(of: file), problems: problems,
+                                                       preview: Preview(elements: problems.map { .note(.error, $0.message) })),
+                                problem: nil, explanation: explanation, renditions: renditions, contentType: classification.contentType)
         } else {
             switch opener.read(prepared, preview: true, text: wanted, textBytes: budget.readBytes) {
             case .success(var made?):
@@ -137,6 +148,21 @@ final class ViewerDocuments: Sendable {
             thumbnails.storeFailure(for: path, status: status)
             return nil
         }
+    }
+}
+
+extension ViewerDocuments {
+    /// The width a PDF's page is drawn at beside its text (its longer side, in pixels): sharp
+    /// at the reader's widest on a display of twice the density.
+    static let pagePixels = 1200
+
+    /// A picture of page `page` (from 0) of a PDF, made in a helper; nil when there is none.
+    /// Not kept here: the browser keeps it (the address names the file's version).
+    func pagePicture(_ file: IndexedFile, page: Int) -> Data? {
+        let path = FilePath(bytes: file.path)
+        guard let status = try? FileStatus.lstat(path), status.kind == .regular,
+              case .success(let png?) = opener.helpers.picture(path, size: Self.pagePixels, page: page) else { return nil }
+        return png
     }
 }
 

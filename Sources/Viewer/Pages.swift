@@ -175,9 +175,10 @@ enum Pages {
     }
 
     /// Whether the reader is the whole view of documents of `type`: text and source code,
-    /// whose preview would repeat the reader's first lines (the stylesheet hides it then).
+    /// whose preview would repeat the reader's first lines, and PDFs, whose reader shows each
+    /// page's picture and text (the stylesheet hides the preview's then).
     static func readerIsTheView(_ type: UTType?) -> Bool {
-        type.map { $0.conforms(to: .plainText) && !$0.identifier.contains("markdown") } ?? false
+        type.map { ($0.conforms(to: .plainText) && !$0.identifier.contains("markdown")) || $0.conforms(to: .pdf) } ?? false
     }
 
     static func preview(_ view: DocumentView) -> String {
@@ -207,7 +208,7 @@ enum Pages {
             if isBrowserImage(type) {
                 html += "<figure><img class=\"picture\" src=\"/raw/\(id)?v=\(version)\" alt=\"\(escape(title))\"></figure>\n"
             } else if Pictures.canPicture(type) {
-                html += "<figure><img class=\"picture\" src=\"/picture/\(id)?v=\(version)\" alt=\"\(escape(type.conforms(to: .pdf) ? "First page of " + title : title))\"></figure>\n"
+                html += "<figure\(readerIsTheView(type) ? " class=\"plain\"" : "")><img class=\"picture\" src=\"/picture/\(id)?v=\(version)\" alt=\"\(escape(type.conforms(to: .pdf) ? "First page of " + title : title))\"></figure>\n"
             }
         }
         if let problem = view.problem { html += "<p class=\"note error\">\(escape(problem))</p>\n" }

@@ -191,9 +191,11 @@ struct ViewerServer: Sendable {
             let size = Self.form(request.uri.query)["size"].flatMap(ThumbnailCache.Size.init(rawValue:)) ?? .large
             return try await offPool { Self.png(documents.picture(file, size: size)) }
         }
-        router.get("/picture/:id") { _, context in
+        // The file's picture; `?page=N`, a PDF's page N as the reader shows it beside the page's text.
+        router.get("/picture/:id") { request, context in
             guard let (_, file) = try await row(context), file.host == nil else { return Self.notFound() }
-            return try await offPool { Self.png(documents.picture(file, size: .xLarge)) }
+            let page = Self.form(request.uri.query)["page"].flatMap(Int.init).map { max($0, 1) - 1 }
+            return try await offPool { Self.png(page.map { documents.pagePicture(file, page: $0) } ?? documents.picture(file, size: .xLarge)) }
         }
         router.get("/export/:id") { request, context in
             guard let (_, file) = try await row(context), file.host == nil else { return Self.notFound() }
@@ -244,7 +246,7 @@ struct ViewerServer: Sendable {
     /// The document's view and its reader, from one opening of the file (the preview and the
     /// reader's text read together).
     func documentAndReader(_ file: IndexedFile, id: Int64, query: String) -> (DocumentView, String?) {
-        let view = documentView(file, id: id, text: true)
+        let view = file.host == nil ? documents.view(file, id: id, text: true, fromRow: Self.isPaged(file)) : documentView(file, id: id)
         let read = view.text.flatMap { text in view.status.map { (text, $0.signature) } }
         return (view, readerSection(file, id: id, query: query, from: nil, read: read))
     }

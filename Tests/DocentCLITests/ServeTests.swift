@@ -253,6 +253,36 @@ final class ServeTests: WatchFixture {
         #expect(try get("/thumb/\(broken)").status == 404)
     }
 
+    @Test("A long PDF page by page: opened at its match's page, each page's picture beside its text, from the stored text")
+    func pdfPages() throws {
+        try FileManager.default.createDirectory(atPath: root + "/papers", withIntermediateDirectories: true)
+        try Data(SamplePDF.make(pages: 40, word: "zebrafinch")).write(to: URL(fileURLWithPath: root + "/papers/long.pdf"))
+        try serve()
+        let pdf = try id(of: "long.pdf", query: "zebrafinch")
+        let page = try get("/doc/\(pdf)?q=zebrafinch").text
+        #expect(page.contains("40 pages · "))
+        // Opened on the last page, the only one holding the word (its 320 lines too many to
+        // start at its top), its match marked; the picture beside it follows the page read.
+        let stretch = try #require(page.firstMatch(of: /<ol class="lines" start="(\d+)"[^>]* data-page="(\d+)">/))
+        #expect(stretch.output.2 == "40" && page.contains("<mark>zebrafinch</mark>"))
+        #expect(page.contains("data-pictures=\"/picture/\(pdf)?v=") && page.contains("data-pages=\"40\""))
+        // Each page starts with its own picture (shown there on a narrow screen).
+        let above = try get("/api/lines/\(pdf)?from=\(Int(stretch.output.1)! - 330)&count=300").text
+        #expect(above.contains("class=\"page-start\" data-page=\"40\"><figure class=\"page\"><img src=\"/picture/\(pdf)?v="))
+        #expect(above.contains("&amp;page=40\" loading=\"lazy\"") && above.contains("Page 40 of 40"))
+        // Each page's picture by its number, drawn at the reader's size; no page past the last.
+        let drawn = try get("/picture/\(pdf)?page=40")
+        #expect(drawn.status == 200 && drawn.headers["content-type"] == "image/png")
+        let size = try #require(Self.pngInfo(drawn.body))
+        #expect(size.height == 1200 && (920...935).contains(size.width))
+        #expect(try get("/picture/\(pdf)?page=41").status == 404)
+        #expect(try png(get("/picture/\(pdf)"))?.height == 512, "without a page: the first, as the thumbnail")
+    }
+
+    private func png(_ response: RawHTTP.Response) -> (keys: [String: String], width: Int, height: Int)? {
+        response.status == 200 ? Self.pngInfo(response.body) : nil
+    }
+
     @Test("A picture that crashes its helper costs only that picture; the server goes on")
     func crashingPicture() throws {
         func tool(_ arguments: [String]) throws {
@@ -283,6 +313,7 @@ final class ServeTests: WatchFixture {
             <rect width="40" height="40" fill="teal"/><title>hostile drawing</title></svg>
             """)
         try FileManager.default.copyItem(atPath: FormatFixture.shippedPDF, toPath: root + "/guide.pdf")
+        try Data(SamplePDF.make(pages: 40, word: "zebrafinch")).write(to: URL(fileURLWithPath: root + "/manual.pdf"))
         try serve()
         // Screenshots are kept for CI under .build/artifacts/viewer.
         let artifacts = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
@@ -297,6 +328,7 @@ final class ServeTests: WatchFixture {
         #expect(FileManager.default.fileExists(atPath: artifacts + "/search.png"))
         #expect(FileManager.default.fileExists(atPath: artifacts + "/pdf-preview.png"))
         #expect(FileManager.default.fileExists(atPath: artifacts + "/reader.png"))
+        #expect(FileManager.default.fileExists(atPath: artifacts + "/pdf-reader.png"))
     }
 
     /// A PNG's tEXt keys and size.

@@ -74,6 +74,20 @@ struct ReaderTests {
         }
     }
 
+    @Test("A PDF's text page by page: each page's start known, its picture at its start, the form feed never shown")
+    func pages() {
+        let text = ReaderText("first\npage one\n\u{0C}second\nmore\n\u{0C}third", pictures: "/picture/7?v=1&page=")
+        #expect(text.pages?.starts == [1, 3, 5])
+        #expect([1, 2, 3, 4, 5].map(text.page(ofLine:)) == [1, 1, 2, 2, 3])
+        #expect(ViewerServer.opening(text, at: 4) == 3, "a PDF opens at the start of the match's page")
+        #expect(ViewerServer.opening(ReaderText("a\nb"), at: 40) == 20, "other texts 20 lines above the match")
+        let html = ViewerServer.lines(text, marks: .none, from: 2, count: 3)
+        #expect(html.hasPrefix("<ol class=\"lines\" start=\"2\" data-from=\"2\" data-to=\"4\" data-page=\"1\">"))
+        #expect(html.contains("<li id=\"L3\" value=\"3\" class=\"page-start\" data-page=\"2\"><figure class=\"page\"><img src=\"/picture/7?v=1&amp;page=2\""))
+        #expect(html.contains("Page 2 of 3</figcaption></figure>second</li>") && !html.contains("\u{0C}"))
+        #expect(!ViewerServer.lines(ReaderText("a\n\u{0C}b"), marks: .none, from: 1, count: 2).contains("figure"), "form feeds in other texts are not pages")
+    }
+
     @Test("Markup in the text is shown, never run; a very long line is cut with what is left said")
     func hostileText() async throws {
         let long = String(repeating: "x", count: 300_000)

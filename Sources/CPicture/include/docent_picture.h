@@ -6,7 +6,7 @@
 typedef enum {
     /// An image in any format gdk-pixbuf has a loader for (PNG, JPEG, GIF, WebP, SVG, ...).
     DOCENT_PICTURE_IMAGE = 0,
-    /// A PDF: its first page, rendered by poppler on a white page.
+    /// A PDF: one of its pages, rendered by poppler on a white page.
     DOCENT_PICTURE_PDF = 1,
 } docent_picture_source;
 
@@ -20,9 +20,9 @@ typedef struct {
 } docent_picture_keys;
 
 /// Makes a PNG of `data` (`length` bytes) scaled to fit `size` x `size` pixels (never
-/// enlarged), with `keys` in it. Returns 0 and the PNG in `*png` (free with
+/// enlarged; a PDF's page `page`, counted from 0, drawn at that size), with `keys` in it. Returns 0 and the PNG in `*png` (free with
 /// docent_picture_free), or -1 and a message in `*error` (free with docent_picture_free).
-int docent_picture_png(const unsigned char *data, size_t length, docent_picture_source source, int size,
+int docent_picture_png(const unsigned char *data, size_t length, docent_picture_source source, int page, int size,
                        const docent_picture_keys *keys, unsigned char **png, size_t *png_length, char **error);
 
 /// The file: URI of an absolute path, escaped as GLib escapes it (and so as file managers

@@ -262,6 +262,7 @@ const reader = {
     this.observe();
     if (openAtMatch && section.dataset.pending) this.first();
     else if (openAtMatch && this.matches.length) this.go(0, "center");
+    else this.follow();
     colours.paint(section);
     // When the page first showed its reader (at its match), for the benchmark.
     if (window.docentReaderShown === undefined) window.docentReaderShown = performance.now();
@@ -281,10 +282,71 @@ const reader = {
   /// The first screen's first mark, before the count is known.
   first() {
     const mark = this.section.querySelector("ol.lines mark");
-    if (!mark) return;
+    if (!mark) { this.follow(); return; }
     mark.classList.add("current");
-    mark.scrollIntoView({ block: "center" });
+    this.show(mark, "center");
     this.at = 0;
+  },
+
+  /// Scrolls to a match. In a PDF the picture of the page being read follows beside the
+  /// lines; where the screen is too narrow for both, each page's picture is at its start, and
+  /// the page's top is shown when the match is still in view from there.
+  show(mark, block) {
+    const paged = mark.closest(".paged");
+    if (paged && !this.pageView(paged)) {
+      let page = mark.closest("li");
+      while (page && !page.classList.contains("page-start")) page = page.previousElementSibling;
+      const picture = page && page.querySelector("img");
+      if (picture) {
+        const drawn = () => { if (window.docentPageShown === undefined) window.docentPageShown = performance.now(); };
+        if (picture.complete && picture.naturalWidth) drawn(); else picture.addEventListener("load", drawn, { once: true });
+        const scroller = this.scroller();
+        const height = scroller === document.scrollingElement ? window.innerHeight : scroller.clientHeight;
+        if (mark.getBoundingClientRect().bottom - page.getBoundingClientRect().top < height - 60) {
+          page.scrollIntoView({ block: "start" });
+          return;
+        }
+      }
+    }
+    mark.scrollIntoView({ block });
+    this.follow();
+  },
+
+  /// The picture beside the lines, when shown (not on a narrow screen).
+  pageView(paged) {
+    const aside = paged.querySelector(".page-view");
+    return aside && getComputedStyle(aside).display !== "none" ? aside : null;
+  },
+
+  /// Shows beside the lines the picture of the page at the middle of the screen (the last
+  /// page start above it, else the page the first stretch starts in). Pictures are asked for
+  /// once the reader stops on a page, not for each page scrolled past.
+  follow() {
+    const paged = this.section && this.section.querySelector(".paged");
+    const aside = paged && this.pageView(paged);
+    if (!aside) return;
+    const scroller = this.scroller();
+    const inWindow = scroller === document.scrollingElement;
+    const middle = (inWindow ? 0 : scroller.getBoundingClientRect().top) + (inWindow ? window.innerHeight : scroller.clientHeight) / 2;
+    const starts = paged.querySelectorAll("li.page-start");
+    let low = 0, high = starts.length;
+    while (low < high) {
+      const m = (low + high) >> 1;
+      if (starts[m].getBoundingClientRect().top <= middle) low = m + 1; else high = m;
+    }
+    const first = paged.querySelector("ol.lines");
+    const page = low > 0 ? starts[low - 1].dataset.page : first && first.dataset.page;
+    if (!page || paged.dataset.shown === page) return;
+    const img = aside.querySelector("img"), shownBefore = paged.dataset.shown;
+    paged.dataset.shown = page;
+    aside.querySelector("figcaption").textContent = `Page ${page} of ${paged.dataset.pages}`;
+    clearTimeout(this.pictureTimer);
+    const load = () => {
+      img.onload = () => { if (window.docentPageShown === undefined) window.docentPageShown = performance.now(); };
+      img.alt = "Page " + page;
+      img.src = paged.dataset.pictures + page;
+    };
+    if (shownBefore === undefined) load(); else this.pictureTimer = setTimeout(load, 120);
   },
 
   parameters(extra) {
@@ -316,7 +378,7 @@ const reader = {
     for (const mark of this.section.querySelectorAll("mark.current")) mark.classList.remove("current");
     const mark = item.querySelectorAll("mark")[nth] || item;
     mark.classList.add("current");
-    mark.scrollIntoView({ block });
+    this.show(mark, block);
     const at = this.section.querySelector(".at");
     if (at) at.textContent = `${k + 1} of ${count}`;
   },
@@ -410,6 +472,14 @@ const reader = {
     this.markCurrent();
   },
 };
+
+// The picture beside a PDF's lines follows the reading, whichever scrolls (the window or the preview pane).
+let following = false;
+document.addEventListener("scroll", () => {
+  if (following || !reader.section) return;
+  following = true;
+  requestAnimationFrame(() => { following = false; reader.follow(); });
+}, { capture: true, passive: true });
 
 const preview = {
   events: null,
