@@ -168,6 +168,8 @@ struct FileIndexTests {
             let prefix = try #require(StoredText.inflate(blocks, prefix: limit))
             #expect(blocked.hasPrefix(prefix) && prefix.utf8.count > min(limit, blocked.utf8.count) - 4, "\(limit)")
         }
+        // A limit past the text (the reader asks for all of it) costs the text's size, not the limit's.
+        #expect(StoredText.inflate(blocks, prefix: .max) == blocked && StoredText.inflate(stored, prefix: .max) == long)
         #expect(StoredText.inflate(blocks.prefix(40)) == nil && StoredText.inflate(Data([2, 9, 0, 0, 0, 1, 2]), prefix: 5) == nil)
         let short = StoredText.deflate("court")  // stored as it is
         #expect(short.first == 0 && StoredText.inflate(short, prefix: 3) == "cou")
