@@ -18,7 +18,7 @@ package enum BuiltInReaders {
         ("PDFDocument", ["com.adobe.pdf"]),
         ("SourceCodeDocument", ["public.source-code"]),
         ("PlainTextDocument", ["public.plain-text", "public.text"]),
-        ("GzipDocument", ["org.gnu.gnu-zip-archive"]),
+        ("CompressedDocument", ["org.gnu.gnu-zip-archive", "public.bzip2-archive", "org.tukaani.xz-archive", "org.freedesktop.mime.application.x-lzma", "com.facebook.zstandard-archive"]),
         ("OfficeDocument", ["org.openxmlformats.openxml", "org.oasis-open.opendocument", "org.oasis-open.opendocument.text-flat-xml", "org.oasis-open.opendocument.spreadsheet-flat-xml", "org.oasis-open.opendocument.presentation-flat-xml"]),
         ("EPUBDocument", ["org.idpf.epub-container"]),
         ("ArchiveDocument", ["public.archive", "org.gnu.gnu-zip-tar-archive", "public.tar-archive", "public.cpio-archive", "public.iso-image"]),

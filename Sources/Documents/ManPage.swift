@@ -41,7 +41,7 @@ public struct ManPage: Sendable {
         for rawLine in roff.utf8.split(separator: 0x0A, omittingEmptySubsequences: false) {
             var line = Substring(rawLine)
             if line.utf8.last == 0x0D { line = Substring(line.utf8.dropLast()) }
-            if line.hasSuffix("\\"), line.reversed().prefix { $0 == "\\" }.count % 2 == 1 {
+            if line.hasSuffix("\\"), line.reversed().prefix(while: { $0 == "\\" }).count % 2 == 1 {
                 continued += line.dropLast()
                 continue
             }

@@ -3,7 +3,7 @@ import DocumentModel
 import Foundation
 
 /// A man page's roff source (`ls.1`; compressed ones, `ls.1.gz`, come through
-/// `GzipDocument`): name, section, summary, synopsis and the rendered text (`ManPage`).
+/// `CompressedDocument`): name, section, summary, synopsis and the rendered text (`ManPage`).
 ///
 /// In-process: a bounded, linear Swift reader (no roff program is run).
 public struct ManPageDocument: FileDocument, DocumentMetadataProviding {

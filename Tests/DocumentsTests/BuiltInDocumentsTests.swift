@@ -256,16 +256,28 @@ struct BuiltInDocumentsTests {
         #expect(try await vector.text.contains("ACME"))
     }
 
-    @Test("gzip: a man page compressed by gzip, and a package's compressed changelog")
-    func gzip() async throws {
+    @Test("Compressed files: a man page and a text compressed by gzip, bzip2, xz, lzma and zstd, typed by what they hold")
+    func compressed() async throws {
         let dir = try TemporaryDirectory()
-        let page = try dir.write("tool.1", ".TH TOOL 1\n.SH NAME\ntool \\- does things\n")
-        #expect(try runTool("/usr/bin/gzip", ["-n", page]).status == 0)
-        let man = try await open(page + ".gz")
-        #expect(man.documentTypeName == "GzipDocument")
-        #expect(man.metadata.problems.isEmpty)
-        #expect(try await man.text.contains("does things"))
-        #expect(man.preview().elements.first == .title("TOOL(1)") && man.field("Summary") == "does things", "rendered as a man page")
+        for (tool, ext, name) in [("gzip", "gz", "gzip"), ("bzip2", "bz2", "bzip2"), ("xz", "xz", "xz"), ("lzma", "lzma", "lzma"), ("zstd", "zst", "zstd")] {
+            let page = try dir.write("\(tool)/tool.1", ".TH TOOL 1\n.SH NAME\ntool \\- does things\n")
+            #expect(try runTool("/usr/bin/\(tool)", ["-q", page]).status == 0)
+            let man = try await open(page + "." + ext)
+            #expect(man.documentTypeName == "CompressedDocument" && man.metadata.problems.isEmpty, "\(ext)")
+            #expect(try await man.text.contains("does things"))
+            #expect(man.preview().elements.first == .title("TOOL(1)") && man.field("Summary") == "does things", "rendered as a man page")
+            #expect(man.metadata.innerContentType == "org.troff.man-page" && man.field("Compression") == name, "\(ext)")
+            let notes = try dir.write("\(tool)/notes.txt", "plain words inside\n")
+            #expect(try runTool("/usr/bin/\(tool)", ["-q", notes]).status == 0)
+            let text = try await open(notes + "." + ext)
+            #expect(text.metadata.innerContentType == "public.plain-text" && text.field("Decompressed") == "19", "\(ext)")
+        }
+        // A stream cut short is read as far as it goes, and says so.
+        let long = try dir.write("long.txt", (1...100_000).map { "line \($0) of \($0 * 7919 % 100_003)\n" }.joined())
+        #expect(try runTool("/usr/bin/xz", ["-q", long]).status == 0)
+        let whole = try Data(contentsOf: URL(fileURLWithPath: long + ".xz"))
+        let cut = try await open(try dir.write("cut.txt.xz", bytes: whole.prefix(whole.count / 2)))
+        #expect(cut.documentTypeName == "CompressedDocument" && cut.metadata.problems.contains { $0.message.contains("damaged") })
 
         let changelog = try await open("/usr/share/doc/file/changelog.Debian.gz")
         #expect(try await changelog.text.contains("file ("))

@@ -57,7 +57,7 @@ struct HostileFilesTests {
              "Could not be read as net.daringfireball.markdown"),
             ("ragged.csv", Array("a,b,c\n1,2,3\n4,5\n6,7,8,9\n".utf8), "CSVDocument", "2 rows have a different number of fields"),
             ("broken.xml", Array("<?xml version=\"1.0\"?>\n<root><a></b></root>\n".utf8), "XMLDocument", "Not well-formed: line 2"),
-            ("damaged.gz", gzipWithCorruptedMiddle(), "GzipDocument", "The compressed stream is damaged"),
+            ("damaged.gz", gzipWithCorruptedMiddle(), "CompressedDocument", "The compressed stream is damaged"),
             ("empty.json", [], "JSONDocument", "the file holds no JSON value"),
             ("empty.png", [], "GenericDocument", "Could not be read as public.png"),
             ("deep.json", Array(repeating: UInt8(ascii: "["), count: 200_000), "JSONDocument", "200000 unclosed brackets"),
@@ -117,9 +117,14 @@ struct HostileFilesTests {
         let bomb = try runTool("/usr/bin/gzip", ["-c", "-n"], stdin: zeros).output
         let path = try dir.write("bomb.txt.gz", bytes: bomb)
         let document = try await openAndRender(path)
-        #expect(document.documentTypeName == "GzipDocument")
-        #expect(document.field("Decompressed") == String(GzipDocument.outputLimit))
+        #expect(document.documentTypeName == "CompressedDocument")
+        #expect(document.field("Decompressed") == String(CompressedDocument.outputLimit))
         #expect(document.notes.contains { $0.text.contains("Decompression stopped at") })
+        // The same bomb in Zstandard.
+        let zstd = try runTool("/usr/bin/zstd", ["-c", "-q"], stdin: zeros).output
+        let other = try await openAndRender(try dir.write("bomb.txt.zst", bytes: zstd))
+        #expect(other.field("Decompressed") == String(CompressedDocument.outputLimit))
+        #expect(other.notes.contains { $0.text.contains("Decompression stopped at") })
     }
 
     /// A gzip file whose deflate stream is damaged halfway.

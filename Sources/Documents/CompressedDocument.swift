@@ -1,15 +1,24 @@
+import CArchive
 import CZlib
 import ContentTypes
 import DocumentModel
 import Foundation
 
-/// A gzip-compressed file (a man page, a log, a compressed text): decompressed within a
-/// bound, its inner type named from the file name, its text previewed and indexed.
-public struct GzipDocument: FileDocument, DocumentMetadataProviding {
-    public static var readableContentTypes: [UTType] { [UTType("org.gnu.gnu-zip-archive") ?? .data] }
+/// A file compressed on its own — gzip, bzip2, xz (or the older lzma) or Zstandard: a man
+/// page, a log, a text — decompressed within a bound, typed by what it holds (its name without
+/// the compression's extension, confirmed by its text), its text previewed and indexed. A
+/// gzipped man page is a manual page; an archive compressed whole (`.tar.xz`) is read by
+/// `ArchiveDocument`, whose types are more specific.
+public struct CompressedDocument: FileDocument, DocumentMetadataProviding {
+    public static var readableContentTypes: [UTType] {
+        ["org.gnu.gnu-zip-archive", "public.bzip2-archive", "org.tukaani.xz-archive", "org.freedesktop.mime.application.x-lzma",
+         "com.facebook.zstandard-archive"].compactMap { UTType($0) }
+    }
     public static var writableContentTypes: [UTType] { [.plainText] }
 
-    /// The name without `.gz`.
+    /// The compression, as libarchive names its filters ("gzip", "bzip2", "xz", "lzma", "zstd").
+    public let compression: String
+    /// The name without the compression's extension.
     public let innerName: String?
     /// The inner file's type, from its name.
     public let innerType: UTType?
@@ -31,8 +40,12 @@ public struct GzipDocument: FileDocument, DocumentMetadataProviding {
         let compressed = try configuration.contents()
         compressedSize = file.fileAttributes.size
         let limit = min(Self.outputLimit, file.readLimit)
-        let result = Inflater.inflate(compressed, limit: limit)
-        guard result.error == nil || !result.output.isEmpty else { throw DocumentReadError("not gzip data: \(result.error!)") }
+        let gzip = compressed.starts(with: [0x1F, 0x8B])
+        compression = gzip ? "gzip" : Decompressor.filter(of: compressed) ?? configuration.contentType.preferredFilenameExtension ?? "compressed"
+        let result = gzip ? Inflater.inflate(compressed, limit: limit) : Decompressor.decompress(compressed, limit: limit)
+        guard result.error == nil || !result.output.isEmpty else {
+            throw DocumentReadError("the \(compression) stream is damaged or cut short: \(result.error!)")
+        }
         decompressedSize = result.output.count
         if let error = result.error {
             problem = DocumentProblem(file.isTruncated ? .warning : .error, kind: .corruptGzip,
@@ -44,12 +57,20 @@ public struct GzipDocument: FileDocument, DocumentMetadataProviding {
         }
         let complete = result.error == nil && !result.hitLimit
         text = DecodedText(result.output, isComplete: complete)?.string
-        var name = file.filename
-        if let n = name, n.lowercased().hasSuffix(".gz") { name = String(n.dropLast(3)) }
-        innerName = name
+        innerName = file.filename.map(Self.innerName(of:))
+        let name = innerName
         innerType = name.flatMap { configuration.contentType.registry.types(forFileName: $0).first?.type }
         let isManPage = innerType?.identifier == "org.troff.man-page" || (innerName?.range(of: #"\.[0-9][a-z]*$"#, options: .regularExpression) != nil)
         manPage = text.flatMap { isManPage && ManPage.looksLikeManPage($0) ? ManPage($0) : nil }
+    }
+
+    /// `name` without its compression's extension (`ls.1.gz` → `ls.1`; `notes.tgz` stays).
+    static func innerName(of name: String) -> String {
+        let lowered = name.lowercased()
+        for suffix in [".gz", ".bz2", ".xz", ".lzma", ".zst", ".zstd"] where lowered.hasSuffix(suffix) && lowered.count > suffix.count {
+            return String(name.dropLast(suffix.count))
+        }
+        return name
     }
 
     public var metadata: DocumentMetadata {
@@ -66,6 +87,7 @@ public struct GzipDocument: FileDocument, DocumentMetadataProviding {
         } else if text != nil {
             metadata.innerContentType = innerType.flatMap { $0.conforms(to: .text) ? $0.identifier : nil } ?? UTType.plainText.identifier
         }
+        metadata.append("Compression", .text(compression))
         metadata.append("Compressed", .integer(Int(compressedSize)))
         metadata.append("Decompressed", .integer(decompressedSize))
         if let text { metadata.append("Lines", .integer(text.lineCount)) }
@@ -78,7 +100,7 @@ public struct GzipDocument: FileDocument, DocumentMetadataProviding {
 
     /// Compressed files' viewing group: what is inside, and the head of its text.
     public static var group: DocumentGroup {
-        DocumentGroup(viewing: GzipDocument.self) { configuration in
+        DocumentGroup(viewing: CompressedDocument.self) { configuration in
             let document = configuration.document
             if let page = document.manPage {
                 Note.problems(document.metadata.problems)
@@ -96,7 +118,67 @@ public struct GzipDocument: FileDocument, DocumentMetadataProviding {
                 }
             }
         }
-        .revision(3)  // 2: man pages rendered; 3: no-fill macro lines and continued lines as man shows them; filed under what it holds
+        .revision(4)  // 2: man pages rendered; 3: no-fill macro lines and continued lines as man shows them; filed under what it holds; 4: bzip2, xz, lzma, Zstandard
+    }
+}
+
+@available(*, deprecated, renamed: "CompressedDocument")
+public typealias GzipDocument = CompressedDocument
+
+/// bzip2, xz, lzma and Zstandard streams, decompressed by libarchive (its raw format: one
+/// stream, no archive), bounded as `Inflater` is. Only those filters are enabled, each built
+/// into Debian's libarchive: no external program is ever run.
+enum Decompressor {
+    private static func reader() -> OpaquePointer? {
+        guard let archive = archive_read_new() else { return nil }
+        archive_read_support_filter_bzip2(archive)
+        archive_read_support_filter_xz(archive)
+        archive_read_support_filter_lzma(archive)
+        archive_read_support_filter_zstd(archive)
+        archive_read_support_format_raw(archive)
+        return archive
+    }
+
+    /// The compression of `input` as libarchive names it; nil when it is none of these.
+    static func filter(of input: Data) -> String? {
+        guard let archive = reader() else { return nil }
+        defer { archive_read_free(archive) }
+        return input.withUnsafeBytes { raw -> String? in
+            var entry: OpaquePointer?
+            guard archive_read_open_memory(archive, raw.baseAddress, raw.count) == ARCHIVE_OK,
+                  archive_read_next_header(archive, &entry) == ARCHIVE_OK, archive_filter_code(archive, 0) != ARCHIVE_FILTER_NONE
+            else { return nil }
+            return archive_filter_name(archive, 0).map { String(cString: $0) }
+        }
+    }
+
+    static func decompress(_ input: Data, limit: Int) -> Inflater.Result {
+        guard let archive = reader() else { return Inflater.Result(output: Data(), hitLimit: false, error: "libarchive could not start") }
+        defer { archive_read_free(archive) }
+        var output = Data(count: min(limit, 256 << 10))
+        var produced = 0
+        var error: String?
+        var hitLimit = false
+        func failure() -> String { archive_error_string(archive).map { String(cString: $0) } ?? "damaged stream" }
+        input.withUnsafeBytes { raw in
+            var entry: OpaquePointer?
+            guard archive_read_open_memory(archive, raw.baseAddress, raw.count) == ARCHIVE_OK,
+                  archive_read_next_header(archive, &entry) == ARCHIVE_OK, archive_filter_code(archive, 0) != ARCHIVE_FILTER_NONE
+            else { error = "not a stream of bzip2, xz, lzma or Zstandard"; return }
+            while true {
+                if produced == output.count {
+                    guard output.count < limit else { hitLimit = true; return }
+                    output.count = min(limit, output.count * 2)
+                }
+                let room = output.count - produced
+                let read = output.withUnsafeMutableBytes { archive_read_data(archive, $0.baseAddress! + produced, room) }
+                if read == 0 { return }
+                if read < 0 { error = failure(); return }
+                produced += read
+            }
+        }
+        output.count = produced
+        return Inflater.Result(output: output, hitLimit: hitLimit, error: error)
     }
 }
 
