@@ -249,6 +249,17 @@ package struct HitJSON: Encodable {
 }
 
 package enum HitFormat {
+    /// The types' descriptions, read once a process, at the first hit printed.
+    private static let descriptions = Locked<[String: String]?>(nil)
+
+    /// A type in people's words: its description ("PDF document"), else its identifier.
+    package static func describe(_ identifier: String) -> String {
+        descriptions.withLock { descriptions in
+            if descriptions == nil { descriptions = UTTypeRegistry.descriptions() }
+            return descriptions?[identifier] ?? identifier
+        }
+    }
+
     /// A hit as three lines: its place, its type, score and title, its snippet; made over the
     /// snippet's scalars, without Foundation's string bridging (0.3 ms of a search process's
     /// CPU time).
@@ -274,7 +285,8 @@ package enum HitFormat {
         }
         let place = hit.displayPlace
         var text = (terminal ? "\u{1B}[1;36m" : "") + place.terminalSafe + (terminal ? "\u{1B}[0m" : "")
-        text += "\n  " + hit.contentType + " · score " + scoreText(hit.score)
+        // People's words here; the identifier is in --json's contentType.
+        text += "\n  " + describe(hit.contentType).terminalSafe + " · score " + scoreText(hit.score)
         if let title = hit.title, !title.isEmpty { text += " · " + title.terminalSafe }
         if !snippet.isEmpty { text += "\n  " + String(snippet) }
         return text

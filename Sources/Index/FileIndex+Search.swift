@@ -98,8 +98,8 @@ public struct SearchHit: Sendable, Hashable {
 
     /// The snippet as people read it: in NFC, without what a file's bytes leave between words
     /// — control characters, box drawing and blocks, the squares and replacement characters
-    /// drawn for glyphs a document could not map — and runs of spaces as one. The match
-    /// markers stay.
+    /// drawn for glyphs a document could not map — runs of spaces as one, and dot leaders as
+    /// an ellipsis. The match markers stay.
     static func isDebris(_ value: UInt32) -> Bool {
         switch value {
         case 0x09, 0x0A: false
@@ -132,7 +132,10 @@ public struct SearchHit: Sendable, Hashable {
                 lastWasSpace = false
             }
         }
-        return String(out)
+        let text = String(out)
+        // A table of contents' dot leaders ("Interpolation . . . . . . 815") as one ellipsis.
+        guard text.contains("....") || text.contains(". . . .") else { return text }
+        return text.replacing(/(?: ?\.){4,} ?/, with: " … ")
     }
 }
 

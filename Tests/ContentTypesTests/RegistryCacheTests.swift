@@ -28,6 +28,27 @@ struct RegistryCacheTests {
         return out
     }
 
+    @Test("The types' descriptions are kept beside the cache, private, and follow a changed input")
+    func descriptions() throws {
+        let dir = try TemporaryDirectory()
+        let env = Self.environment(dir)
+        let userFile = try dir.write("config/docent/content-types.yaml",
+                                     "- identifier: com.example.recipe\n  conformsTo: [public.plain-text]\n  description: Kitchen recipe\n")
+        let cache = try #require(RegistryCache.path(environment: env))
+        // No cache yet: built, and the descriptions kept for the next process.
+        let first = UTTypeRegistry.descriptions(environment: env)
+        #expect(first["com.adobe.pdf"] == "PDF document" && first["com.example.recipe"] == "Kitchen recipe")
+        var status = stat()
+        #expect(stat(RegistryCache.namesPath(cache), &status) == 0 && status.st_mode & 0o777 == 0o600)
+        let key = RegistryCache.key(builtIn: PackageResources.content_types_yaml,
+                                    mimeDirectories: SharedMIMEInfo.defaultDirectories(environment: env), userFiles: [userFile])
+        #expect(RegistryCache.descriptions(cache, key: key) == first, "read back from the file")
+        // A changed declaration: the old file is stale, and the new description is read.
+        try "- identifier: com.example.recipe\n  conformsTo: [public.plain-text]\n  description: Recipe card\n"
+            .write(toFile: userFile, atomically: false, encoding: .utf8)
+        #expect(UTTypeRegistry.descriptions(environment: env)["com.example.recipe"] == "Recipe card")
+    }
+
     @Test("A cached registry is the built one; a changed input or a damaged file rebuilds it")
     func roundTrip() throws {
         let dir = try TemporaryDirectory()

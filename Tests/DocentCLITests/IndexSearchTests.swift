@@ -57,6 +57,10 @@ struct IndexSearchTests {
         }
         #expect(try Docent.run(["search", "tea", "--limit", "1", "--files"], environment: env).stdout.split(separator: "\n").count == 1)
         #expect(try Docent.run(["search", "tea", "--limit", "0"], environment: env).status == 2)
+        // Types in people's words; the identifier in --json.
+        let text = try Docent.run(["search", "tea", "type:csv"], environment: env).stdout
+        #expect(text.contains("\n  comma-separated values · score ") && !text.contains("public.comma-separated-values-text"), "\(text)")
+        #expect(try Docent.run(["search", "tea", "type:csv", "--json"], environment: env).stdout.contains("public.comma-separated-values-text"))
     }
 
     /// libxml2 sends a few messages (an entity redeclared, a malformed encoding declaration)

@@ -57,6 +57,10 @@ struct ReadableSnippetTests {
         let hit = SearchHit(id: 1, path: [], contentType: "public.plain-text", title: nil, score: 0,
                             snippet: "\u{25A1}This \u{2500}\u{2500}\u{2500} is\u{1}\u{2}cafe\u{301}\u{3}  \u{FFFD}end\u{E001}", modified: 0)
         #expect(hit.readableSnippet == "This is \u{2}café\u{3} end ")
+        // A table of contents' dot leaders as one ellipsis; a sentence's own "..." stays.
+        let contents = SearchHit(id: 2, path: [], contentType: "com.adobe.pdf", title: nil, score: 0,
+                                 snippet: "28.5 Polynomial \u{2}Interpolation\u{3} . . . . . . . . 803 29 Splines........815 and so on...", modified: 0)
+        #expect(contents.readableSnippet == "28.5 Polynomial \u{2}Interpolation\u{3} … 803 29 Splines … 815 and so on...")
     }
 
     @Test("A snippet never starts inside a word: `__all__` is shown whole")
