@@ -88,7 +88,9 @@ package struct SearchCommand: ParsableCommand {
         let hits: [SearchHit]
         do { hits = try index.search(request) } catch { throw IndexLocation.failure(error, path: index.path) }
         showSuggestions(suggestions)
-        for hit in hits { show(hit, event: nil) }
+        // Identical files are one hit with the other places listed; a list of paths keeps every file.
+        let (shownHits, alsoAt) = files || print0 ? (hits, [:]) : IdenticalHits.folded(hits, in: index)
+        for hit in shownHits { show(hit, event: nil, alsoAt: alsoAt[hit.id] ?? []) }
         if hits.isEmpty {
             // A person at a terminal is told; a script has the exit status and an empty output.
             if Output.isTerminal, !json, !files, !print0 { Output.error("no matches for \(query.joined(separator: " ").terminalSafe)") }
@@ -183,7 +185,7 @@ package struct SearchCommand: ParsableCommand {
     }
 
     /// Prints one hit in the chosen form; `event` tags JSON objects under --follow.
-    package func show(_ hit: SearchHit, event: String?) {
+    package func show(_ hit: SearchHit, event: String?, alsoAt: [String] = []) {
         // Another host's file is named host:path (scp's form), never as a path of this machine.
         let path = hit.place
         if print0 {
@@ -191,9 +193,9 @@ package struct SearchCommand: ParsableCommand {
         } else if files {
             Output.write(Data(path + [0x0A]))
         } else if json {
-            Output.line(JSONRenderer.encode(HitJSON(hit, event: event)))
+            Output.line(JSONRenderer.encode(HitJSON(hit, event: event, alsoAt: alsoAt)))
         } else {
-            Output.line(HitFormat.text(hit, terminal: Output.isTerminal && !Terminal.noColor))
+            Output.line(HitFormat.text(hit, terminal: Output.isTerminal && !Terminal.noColor, alsoAt: alsoAt))
         }
     }
 }
@@ -237,8 +239,11 @@ package struct HitJSON: Encodable {
     package let host: String?
     /// Under --follow: "match" (the first results), "added".
     package let event: String?
-    package init(_ hit: SearchHit, event: String? = nil) {
+    /// The places of identical files folded into this hit.
+    package let alsoAt: [String]?
+    package init(_ hit: SearchHit, event: String? = nil, alsoAt: [String] = []) {
         self.event = event
+        self.alsoAt = alsoAt.isEmpty ? nil : alsoAt
         path = hit.displayPath
         host = hit.host
         contentType = hit.contentType
@@ -263,7 +268,7 @@ package enum HitFormat {
     /// A hit as three lines: its place, its type, score and title, its snippet; made over the
     /// snippet's scalars, without Foundation's string bridging (0.3 ms of a search process's
     /// CPU time).
-    package static func text(_ hit: SearchHit, terminal: Bool) -> String {
+    package static func text(_ hit: SearchHit, terminal: Bool, alsoAt: [String] = []) -> String {
         let (open, close) = terminal ? ("\u{1B}[1m", "\u{1B}[0m") : ("[", "]")
         // The file's text made safe piece by piece, so the match markers survive as ours: a
         // match start, then its end, mark a match; any other marker is the file's own.
@@ -289,6 +294,7 @@ package enum HitFormat {
         text += "\n  " + describe(hit.contentType).terminalSafe + " · score " + scoreText(hit.score)
         if let title = hit.title, !title.isEmpty { text += " · " + title.terminalSafe }
         if !snippet.isEmpty { text += "\n  " + String(snippet) }
+        if !alsoAt.isEmpty { text += "\n  the same file also at " + alsoAt.map(\.terminalSafe).joined(separator: ", ") }
         return text
     }
 

@@ -85,7 +85,16 @@ extension FileIndex {
                   AND length(ta.body) > 1  -- files with no text are not compared by it
                 """, arguments: StatementArguments(ids + ids)).map { ($0["a"], $0["b"]) }
         }
-        // Groups by the first of each in the order given.
+        return IdenticalHits.groups(ids, pairs: pairs)
+    }
+}
+
+/// Identical files among a page of hits: found by each store, folded here alike for the
+/// viewer and `docent search`.
+public enum IdenticalHits {
+    /// `ids` grouped by the identical `pairs` found among them, each group led by the first of
+    /// its ids in the order given; ids alone in theirs are left out.
+    public static func groups(_ ids: [Int64], pairs: [(Int64, Int64)]) -> [[Int64]] {
         var group: [Int64: Int64] = [:]
         for id in ids where group[id] == nil {
             group[id] = id
@@ -93,6 +102,19 @@ extension FileIndex {
         }
         let grouped = Dictionary(grouping: ids, by: { group[$0] ?? $0 })
         return ids.compactMap { id in grouped[id].flatMap { $0.count > 1 ? $0 : nil } }
+    }
+
+    /// `hits` with each identical group shown once, by its best placed hit, and the places of
+    /// the others by that hit's id.
+    public static func folded(_ hits: [SearchHit], in index: any IndexStore) -> (hits: [SearchHit], alsoAt: [Int64: [String]]) {
+        var hits = hits
+        var alsoAt: [Int64: [String]] = [:]
+        for group in (try? index.identicalGroups(among: hits.map(\.id))) ?? [] {
+            let others = Set(group.dropFirst())
+            alsoAt[group[0]] = hits.filter { others.contains($0.id) }.map(\.displayPlace)
+            hits.removeAll { others.contains($0.id) }
+        }
+        return (hits, alsoAt)
     }
 }
 

@@ -230,6 +230,22 @@ extension PostgresIndex {
         }
     }
 
+    /// Rows of identical content among `ids` (every host's): the same size and the same text.
+    public func identicalGroups(among ids: [Int64]) throws(IndexError) -> [[Int64]] {
+        guard ids.count > 1 else { return [] }
+        let list = "{" + ids.map(String.init).joined(separator: ",") + "}"
+        let pairs: [(Int64, Int64)] = try run { connection throws(IndexError) in
+            let rows = try connection.execute("""
+                SELECT fa.id, fb.id FROM docent_files fa
+                JOIN docent_files fb ON fb.size = fa.size AND fb.id != fa.id AND fb.body = fa.body
+                WHERE fa.id = ANY($1::bigint[]) AND fb.id = ANY($1::bigint[]) AND fa.error_kind IS NULL AND fb.error_kind IS NULL
+                  AND fa.body != ''
+                """, [.text(list)])
+            return (0..<rows.count).map { (rows.int($0, 0), rows.int($0, 1)) }
+        }
+        return IdenticalHits.groups(ids, pairs: pairs)
+    }
+
     public func storedText(id: Int64, limit: Int) throws(IndexError) -> String? {
         try run { connection throws(IndexError) in
             try connection.execute("SELECT left(body, $2) FROM docent_files WHERE id = $1", [.int(id), .int(Int64(limit))]).string(0, 0)

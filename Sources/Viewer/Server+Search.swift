@@ -50,16 +50,11 @@ extension ViewerServer {
         case .request(var request):
             (request.order, request.offset) = (order, offset)
             do {
-                var hits = try index.search(request)
+                let found = try index.search(request)
                 // A first page that holds every match needs no count.
-                let total = offset == 0 && hits.count < request.limit ? hits.count : try index.count(request)
+                let total = offset == 0 && found.count < request.limit ? found.count : try index.count(request)
                 // Identical files are one hit, the best placed, with the other places listed.
-                var alsoAt: [Int64: [String]] = [:]
-                for group in (try? index.identicalGroups(among: hits.map(\.id))) ?? [] {
-                    let others = Set(group.dropFirst())
-                    alsoAt[group[0]] = hits.filter { others.contains($0.id) }.map(\.displayPlace)
-                    hits.removeAll { others.contains($0.id) }
-                }
+                let (hits, alsoAt) = IdenticalHits.folded(found, in: index)
                 // "Did you mean" only for a query nothing matched: a keystroke with hits pays nothing.
                 let suggestions = hits.isEmpty ? (try? index.suggestions(for: request.match)) ?? [] : []
                 let shown = hits.count + alsoAt.values.reduce(0) { $0 + $1.count }

@@ -243,13 +243,19 @@ struct IndexSearchTests {
     @Test("Output forms: text with [marks], JSON lines, NUL-separated paths", arguments: TestStore.allCases)
     func outputForms(store: TestStore) throws {
         let env = try environment(store)
+        // A second copy of the plan: one hit, the other place listed with it (not in a list of paths).
+        try dir.write("tree/backup/plan.md", "# Migration plan\n\nWe are running the migration on Monday.\n")
         _ = try index([root], env: env)
         let text = try Docent.run(["search", "monday"], environment: env)
         #expect(text.stdout.contains("[Monday]"))
-        #expect(text.stdout.contains("net.daringfireball.markdown"))
+        #expect(text.stdout.contains("\n  Markdown document · score"), "types in people's words")
+        #expect(text.stdout.components(separatedBy: "plan.md").count == 3 && text.stdout.contains("\n  the same file also at " + root + "/"))
+        let folded = try Docent.run(["search", "monday", "--json"], environment: env).jsonLines
+        #expect(folded.count == 1 && (folded.first?["alsoAt"] as? [String])?.count == 1)
+        #expect(try Docent.run(["search", "monday", "--files"], environment: env).stdout.split(separator: "\n").count == 2)
         let json = try Docent.run(["search", "monday", "--json"], environment: env)
         let hit = try #require(json.jsonLines.first)
-        #expect(hit["path"] as? String == root + "/notes/plan.md")
+        #expect([root + "/notes/plan.md", root + "/backup/plan.md"].contains(hit["path"] as? String ?? ""))
         #expect(hit["title"] as? String == "Migration plan")
         #expect((hit["snippet"] as? String)?.contains("[Monday]") == true)
         #expect(hit["score"] is Double && hit["contentType"] is String)
