@@ -91,7 +91,7 @@ public enum RegistryCache {
     /// The descriptions file beside the cache at `path`: its key's hash on the first line, then
     /// `identifier<TAB>description` a line — what a search prints for each hit's type, read in
     /// well under a millisecond where the whole registry takes 30.
-    static func namesPath(_ path: String) -> String { path + ".names" }
+    public static func namesPath(_ path: String) -> String { path + ".names" }
 
     /// The types' descriptions stored beside the cache at `path` under `key`; nil when the
     /// file is missing or stale.

@@ -36,6 +36,7 @@ public struct ManPage: Sendable {
     public init(_ roff: String) {
         var renderer = Renderer()
         var skippingDefinition = false
+        var table: [Substring]?  // the lines of a tbl table (`.TS` … `.TE`) being read
         // Lines split as bytes: by Character, "\r\n" is one and never matched "\n".
         var continued = ""  // a line ending in a backslash goes on on the next (roff's escaped newline)
         for rawLine in roff.utf8.split(separator: 0x0A, omittingEmptySubsequences: false) {
@@ -53,6 +54,15 @@ public struct ManPage: Sendable {
                 if line.hasPrefix("..") { skippingDefinition = false }
                 continue
             }
+            if table != nil {
+                if line.hasPrefix(".TE") {
+                    renderer.table(RoffTable(table ?? []).rendered)
+                    table = nil
+                } else {
+                    table?.append(line)
+                }
+                continue
+            }
             guard let first = line.first, first == "." || first == "'" else {
                 renderer.textLine(line)
                 continue
@@ -63,6 +73,7 @@ public struct ManPage: Sendable {
             switch name {
             case "", "\\\"": continue  // a lone dot, a comment
             case "de", "de1", "am", "ig": skippingDefinition = true
+            case "TS": table = []
             case "TH":
                 (self.name, section) = (arguments.first, arguments.count > 1 ? arguments[1] : nil)
                 date = arguments.count > 2 ? arguments[2].nilIfEmpty : nil
@@ -192,6 +203,12 @@ public struct ManPage: Sendable {
         }
 
         mutating func lineBreak() { if !current.isEmpty { current += "\n" } }
+
+        /// A table, laid out: a paragraph of its own, its lines kept.
+        mutating func table(_ text: String) {
+            paragraph()
+            if !text.trimmingWhitespaceAndNewlines.isEmpty { paragraphs.append(text) }
+        }
 
         mutating func paragraph() {
             let trimmed = current.trimmingWhitespaceAndNewlines

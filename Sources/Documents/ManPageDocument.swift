@@ -27,7 +27,7 @@ public struct ManPageDocument: FileDocument, DocumentMetadataProviding {
         DocumentGroup(viewing: ManPageDocument.self) { configuration in
             page(configuration.document.page)
         }
-        .revision(1)  // 1: no-fill macro lines and continued lines as man shows them
+        .revision(2)  // 1: no-fill macro lines and continued lines as man shows them; 2: tbl tables laid out
     }
 
     /// A man page's preview (also used for compressed pages).

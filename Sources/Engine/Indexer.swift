@@ -89,8 +89,9 @@ public final class Indexer: Sendable {
         self.previews = previews
         opener = DocumentOpener(documents: documents, types: lazyTypes.value, budget: settings.budget)
         // Docent's own files are never indexed: the index, the preview cache, the types cache.
-        let typesCache = RegistryCache.path(environment: ProcessInfo.processInfo.environment).map { FilePath($0) }
-        self.exclusions = Exclusions(settings.exclude, paths: index.ownFiles + [PreviewCache.defaultDirectory()] + (typesCache.map { [$0] } ?? []),
+        // The types cache and the descriptions kept beside it.
+        let typesCache = RegistryCache.path(environment: ProcessInfo.processInfo.environment).map { [FilePath($0), FilePath(RegistryCache.namesPath($0))] }
+        self.exclusions = Exclusions(settings.exclude, paths: index.ownFiles + [PreviewCache.defaultDirectory()] + (typesCache ?? []),
                                      markers: settings.markers)
         self.workers = max(1, workers)
         self.readLimit = settings.readBytes

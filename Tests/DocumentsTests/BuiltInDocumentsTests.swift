@@ -327,4 +327,48 @@ struct ManPageBytesTests {
         #expect(ManPage.arguments("a \"b \"\"c\"\"\" d\\ e \\\" comment") == ["a", "b \"c\"", "d\\ e"])
         #expect(Escapes.render("\\s-1x\\s0 \\h'1n'y \\*(lqq\\*(rq \\e \\é") == "x y “q” \\ é")
     }
+    @Test("tbl tables laid out as man lays them out: columns aligned by their format, spans, text blocks, rules")
+    func tables() {
+        let roff = """
+            .TH TOOL 1
+            .SH LIMITS
+            Before the table.
+            .TS
+            allbox tab(:);
+            c s s
+            lB r c.
+            Limits of the tool
+            _
+            Name:Bytes:Kind
+            page:4096:fixed
+            .sp
+            block:T{
+            a block whose
+            .B words
+            are many
+            T}:soft
+            .T&
+            l r r.
+            total:12:.5
+            .TE
+            After the table.
+            """
+        let page = ManPage(roff)
+        let text = page.sections.first { $0.heading == "LIMITS" }?.text ?? ""
+        #expect(text == """
+            Before the table.
+
+                        Limits of the tool
+            ──────────────────────────────────────────
+            Name                          Bytes  Kind
+            page                           4096  fixed
+            block  a block whose words are many  soft
+            total                            12     .5
+
+            After the table.
+            """, "\(text)")
+        // Format lines: keys with their modifiers, fonts and widths skipped.
+        #expect(RoffTable.format("lfB lw(2i) n cI s.") == [.left, .left, .right, .centre, .spanned])
+    }
+
 }
