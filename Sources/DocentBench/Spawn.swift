@@ -50,6 +50,14 @@ enum Spawn {
         return SpawnResult(status: exit, seconds: seconds, maxRSSMB: largest, peakTreePSSMB: peak)
     }
 
+    /// Runs `arguments` and returns what it wrote to standard output.
+    static func capture(_ arguments: [String], environment: [String: String]?) throws -> String {
+        let output = FileManager.default.temporaryDirectory.appendingPathComponent("docent-bench-out-\(getpid())").path
+        defer { unlink(output) }
+        _ = try run(arguments, environment: environment, stdoutPath: output)
+        return (try? String(contentsOfFile: output, encoding: .utf8)) ?? ""
+    }
+
     /// Runs `command` with /bin/sh -c; its wall time.
     static func shell(_ command: String) throws -> Double {
         let result = try run(["/bin/sh", "-c", command])

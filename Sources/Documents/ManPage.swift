@@ -10,6 +10,9 @@ public struct ManPage: Sendable {
     public var name: String?, section: String?, date: String?, source: String?, manual: String?
     /// From the NAME section: what the page is about (`list directory contents`).
     public var summary: String?
+    /// From the NAME section: the names it documents, as `whatis` lists them (`ls`, `bzip2,
+    /// bunzip2`); nil when the section has no dash.
+    public var names: String?
     /// The sections in order: heading and rendered text (paragraphs separated by blank lines).
     public var sections: [(heading: String, text: String)] = []
     /// `.so` target, for a page that only includes another.
@@ -117,6 +120,7 @@ public struct ManPage: Sendable {
             // "ls \- list directory contents", rendered as "ls - list directory contents".
             if let dash = nameSection.range(of: " - ") ?? nameSection.range(of: " — ") {
                 summary = String(nameSection[dash.upperBound...]).collapsingWhitespace.nilIfEmpty
+                names = String(nameSection[..<dash.lowerBound]).collapsingWhitespace.nilIfEmpty
             }
         }
         if let name = self.name { self.name = Escapes.render(name) }

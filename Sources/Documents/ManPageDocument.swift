@@ -27,7 +27,7 @@ public struct ManPageDocument: FileDocument, DocumentMetadataProviding {
         DocumentGroup(viewing: ManPageDocument.self) { configuration in
             page(configuration.document.page)
         }
-        .revision(2)  // 1: no-fill macro lines and continued lines as man shows them; 2: tbl tables laid out
+        .revision(2)  // 1: no-fill macro lines and continued lines as man shows them; 2: tbl tables laid out, titled as whatis says
     }
 
     /// A man page's preview (also used for compressed pages).
@@ -46,9 +46,13 @@ public struct ManPageDocument: FileDocument, DocumentMetadataProviding {
 }
 
 extension ManPage {
-    /// `ls(1)` and what the page says of itself.
+    /// `ls(1) — list directory contents` (as `whatis` says it: the NAME line's first name, the
+    /// section, the summary; a result list then says what each page is about, and the NAME
+    /// line is searched as the title is) and what the page says of itself.
     public var metadata: DocumentMetadata {
-        let title = name.map { name in section.map { "\(name)(\($0))" } ?? name }
+        let named = names?.split(separator: ",").first.map { $0.trimmingCharacters(in: .whitespaces) }.flatMap { $0.isEmpty ? nil : $0 } ?? name
+        let page = named.map { name in section.map { "\(name)(\($0))" } ?? name }
+        let title = page.map { page in summary.map { "\(page) — \($0)" } ?? page }
         var metadata = DocumentMetadata(title: title)
         metadata.append("Name", name.map { .text($0) })
         metadata.append("Section", section.map { .text($0) })

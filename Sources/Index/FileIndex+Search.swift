@@ -30,6 +30,9 @@ public struct SearchRequest: Sendable {
     /// Whether hits are ranked (BM25 for every match); without, they come newest first, for
     /// a caller that wants the set of matches (a live search comparing it after each commit).
     public var ranked = true
+    /// Whether BM25's best are ranked again by what it does not know (`Relevance`: names,
+    /// titles, translations, change logs); off, the store's own BM25 order alone.
+    public var refined = true
     /// Hits to skip before the first one returned (the next page).
     public var offset = 0
     /// The order of the hits.
@@ -268,15 +271,21 @@ extension FileIndex {
             ORDER BY \(ranked ? "score DESC, files.modified DESC" : request.order.sql(table: "files"))
             LIMIT ? OFFSET ?
             """
-        arguments.append(request.limit)
-        arguments.append(max(request.offset, 0))
+        // BM25's best `Relevance.window` are ranked again (names, titles, translations) before
+        // the page is cut from them; a page past the window keeps BM25's order.
+        let reranks = ranked && request.refined && request.offset < Relevance.window
+        arguments.append(reranks ? max(Relevance.window, request.offset + request.limit) : request.limit)
+        arguments.append(reranks ? 0 : max(request.offset, 0))
         return try read { db in
-            let rows = try Row.fetchAll(db, sql: sql, arguments: StatementArguments(arguments))
-            guard !rows.isEmpty else { return [] }
-            guard request.snippets else { return rows.map { Self.hit($0, snippet: "") } }
-            let ids: [Int64] = rows.map { $0["id"] }
-            let snippets = try Self.snippets(db, ids: ids, match: request.match)
-            return rows.map { Self.hit($0, snippet: snippets[$0["id"]] ?? "") }
+            var hits = try Row.fetchAll(db, sql: sql, arguments: StatementArguments(arguments)).map { Self.hit($0, snippet: "") }
+            if reranks { hits = Array(Relevance.reranked(hits, for: request.match).dropFirst(max(request.offset, 0)).prefix(request.limit)) }
+            guard !hits.isEmpty, request.snippets else { return hits }
+            let snippets = try Self.snippets(db, ids: hits.map(\.id), match: request.match)
+            return hits.map { hit in
+                var hit = hit
+                hit.snippet = snippets[hit.id] ?? ""
+                return hit
+            }
         }
     }
 

@@ -37,6 +37,23 @@ extension PostgresIndex {
     /// metadata and first 1 KB of text (`rank_fts`; normalized by its length), then recency;
     /// snippets by Docent's own `docent_snippet` for the rows kept (TextWords).
     public func search(_ request: SearchRequest) throws(IndexError) -> [SearchHit] {
+        // The best `Relevance.window` ranked again as SQLite's are (names, titles,
+        // translations), then the page cut from them, then its snippets.
+        if request.match != nil, request.ranked, request.refined, request.order == .relevance, request.offset < Relevance.window {
+            var widened = request
+            (widened.limit, widened.offset, widened.snippets) = (max(Relevance.window, request.offset + request.limit), 0, false)
+            let hits = Array(Relevance.reranked(try search(widened, counted: nil), for: request.match)
+                .dropFirst(request.offset).prefix(request.limit))
+            guard request.snippets, !hits.isEmpty else { return hits }
+            let snippets = try run { connection throws(IndexError) in
+                try Self.snippets(connection, ids: hits.map(\.id), match: request.match, words: try TextWords())
+            }
+            return hits.map { hit in
+                var hit = hit
+                hit.snippet = snippets[hit.id] ?? ""
+                return hit
+            }
+        }
         guard request.offset > 0 else { return try search(request, counted: nil) }
         // A later page: the pages before it found, and left out (the two tiers below rank
         // from the top).

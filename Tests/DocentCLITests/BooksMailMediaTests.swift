@@ -145,7 +145,7 @@ final class BooksMailMediaTests: FormatFixture {
         // Man pages: compressed (man and mdoc) and plain roff, rendered.
         #expect(try search("\"list directory contents\"") == ["ls.1.gz"])
         let ls = try preview("ls.1.gz")
-        #expect(ls["title"] as? String == "LS(1)" && field(ls, "Summary") == "list directory contents")
+        #expect(ls["title"] as? String == "ls(1) — list directory contents" && field(ls, "Summary") == "list directory contents")
         #expect(field(try preview("file.1.gz"), "Summary") == "determine file type")
         #expect(try search("\"--mime-type\"").contains("file.1.gz"))
         let marmoset = try preview("marmoset.7")

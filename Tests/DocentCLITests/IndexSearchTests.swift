@@ -240,6 +240,32 @@ struct IndexSearchTests {
         #expect(!r.stderr.contains("SQLITE") && !r.stderr.contains("fts5") && !r.stderr.contains("SQLSTATE"))
     }
 
+    @Test("Ranking beyond BM25, alike on both stores: named as the query, titled with it, translations and change logs below", arguments: TestStore.allCases)
+    func refinedRanking(store: TestStore) throws {
+        let env = try environment(store)
+        let man = { (name: String, summary: String, body: String) in ".TH \(name.uppercased()) 1\n.SH NAME\n\(name) \\- \(summary)\n.SH DESCRIPTION\n\(body)\n" }
+        // A page named as the query, against notes that say its words more often.
+        try dir.write("rank/man/man1/tool-rebase.1", man("tool-rebase", "rewrite a branch", "Moves commits onto another base."))
+        try dir.write("rank/notes/meeting.txt", "tool rebase tool rebase: we talked about the tool and rebase, tool rebase again\n")
+        // The same page in German, shorter (BM25 prefers it), below the user's language.
+        try dir.write("rank/man/de/man1/seek.1", man("seek", "Muster suchen", "seek muster"))
+        try dir.write("rank/man/man1/seek.1", man("seek", "search for a pattern", "seek searches the named files for lines that match a pattern, and prints them"))
+        // A change log that says the word most, against the guide titled with it.
+        try dir.write("rank/widget/changelog", String(repeating: "Fixed the widget. Widget again. ", count: 40))
+        try dir.write("rank/widget/guide.md", "# Widget guide\n\nHow to build a widget from parts, and how the widget is tested.\n" + String(repeating: "More words about parts and tests. ", count: 30))
+        _ = try index([dir.path + "/rank"], env: env)
+        func first(_ query: String) throws -> String {
+            let output = try Docent.run(["search", query, "--files", "--limit", "3"], environment: env).stdout
+            return String(output.split(separator: "\n").first ?? "").replacingOccurrences(of: dir.path + "/rank/", with: "")
+        }
+        #expect(try first("tool rebase") == "man/man1/tool-rebase.1")
+        #expect(try first("seek") == "man/man1/seek.1")
+        #expect(try first("widget") == "widget/guide.md")
+        // The translation is still found, after.
+        let all = try Docent.run(["search", "seek", "--files"], environment: env).stdout
+        #expect(all.contains("man/de/man1/seek.1"))
+    }
+
     @Test("Output forms: text with [marks], JSON lines, NUL-separated paths", arguments: TestStore.allCases)
     func outputForms(store: TestStore) throws {
         let env = try environment(store)

@@ -265,7 +265,7 @@ struct BuiltInDocumentsTests {
             let man = try await open(page + "." + ext)
             #expect(man.documentTypeName == "CompressedDocument" && man.metadata.problems.isEmpty, "\(ext)")
             #expect(try await man.text.contains("does things"))
-            #expect(man.preview().elements.first == .title("TOOL(1)") && man.field("Summary") == "does things", "rendered as a man page")
+            #expect(man.preview().elements.first == .title("tool(1) — does things") && man.field("Summary") == "does things", "rendered as a man page")
             #expect(man.metadata.innerContentType == "org.troff.man-page" && man.field("Compression") == name, "\(ext)")
             let notes = try dir.write("\(tool)/notes.txt", "plain words inside\n")
             #expect(try runTool("/usr/bin/\(tool)", ["-q", notes]).status == 0)

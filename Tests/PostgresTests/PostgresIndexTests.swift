@@ -162,7 +162,9 @@ struct PostgresStoreTests {
                       "beta -gamma", "title:gamma alpha", "\"beta alpha\" -delta", "filler"] {
             let match = try #require(try SearchQuery.parse(query).match)
             for limit in [3, 20, 100] {
-                let found = try index.search(SearchRequest(match: match, limit: limit)).map(\.displayPath)
+                var request = SearchRequest(match: match, limit: limit)
+                request.refined = false  // the store's own order, which this test checks
+                let found = try index.search(request).map(\.displayPath)
                 // Every match ranked by what it must hold (a negation left out), a score under
                 // `unscored` as none, then by recency.
                 var positive = match
@@ -206,7 +208,9 @@ struct PostgresStoreTests {
             let words = try TextWords()
             let score = "ts_rank('\(PostgresIndex.rankWeights)', rank_fts, '\(TSQuery.text(positive, words: words).replacingOccurrences(of: "'", with: "''"))'::tsquery, 1)"
             for limit in [5, 20] {
-                let found = try index.search(SearchRequest(match: match, limit: limit)).map(\.displayPath)
+                var request = SearchRequest(match: match, limit: limit)
+                request.refined = false  // the store's own order, which this test checks
+                let found = try index.search(request).map(\.displayPath)
                 let expected = try server.psql("""
                     SELECT convert_from(path, 'UTF8') FROM docent_files
                     WHERE fts @@ '\(TSQuery.text(match, words: words).replacingOccurrences(of: "'", with: "''"))'::tsquery

@@ -1,0 +1,97 @@
+import Foundation
+
+/// What BM25 alone does not know of a hit, applied to the best `window` of its ranking by both
+/// stores alike: a file named as the query (`git rebase` → `git-rebase.1.gz`, `itertools` →
+/// `itertools.html`), a title that holds the query's words, a translation in another language
+/// than the user's, a change log or release notes that win on common words. Each is a factor
+/// on the BM25 score; the factors were chosen on Docent's own judged questions
+/// (`Benchmarks/relevance/`, `docent-bench relevance`), not on single examples.
+public enum Relevance {
+    /// How many of BM25's best are ranked again (a page past it keeps BM25's order).
+    public static let window = 50
+
+    /// The words of the query's positive part, lowercased, in order.
+    static func words(_ expression: FTSExpression?) -> [String] {
+        guard let expression else { return [] }
+        switch expression {
+        case .term(let word), .prefix(let word): return [word.lowercased()]
+        case .phrase(let words): return words.map { $0.lowercased() }
+        case .and(let parts), .or(let parts): return parts.flatMap { words($0) }
+        case .not(let positive, _): return words(positive)
+        case .columns(_, let inner): return words(inner)
+        }
+    }
+
+    /// The user's language (`LANG`'s, `de` of `de_DE.UTF-8`), nil for C/POSIX or none.
+    static let userLanguage: String? = {
+        let environment = ProcessInfo.processInfo.environment
+        let value = environment["LC_ALL"].flatMap { $0.isEmpty ? nil : $0 } ?? environment["LANG"] ?? ""
+        let language = value.prefix { $0.isLetter }.lowercased()
+        return language.isEmpty || language == "c" || language == "posix" ? nil : language
+    }()
+
+    /// Folder names of translations: a language code (`de`, `pt_BR`, `zh_CN`, `sr@latin`).
+    static func isLanguageFolder(_ name: Substring) -> Bool {
+        let base = name.prefix { $0 != "@" && $0 != "." }
+        let parts = base.split(separator: "_")
+        guard let first = parts.first, (2...3).contains(first.count), first.allSatisfy({ $0.isLowercase && $0.isASCII }),
+              parts.count <= 2, parts.dropFirst().allSatisfy({ $0.count == 2 && $0.allSatisfy { $0.isUppercase } }) else { return false }
+        return knownLanguages.contains(String(first))
+    }
+
+    static let knownLanguages: Set<String> = [
+        "ar", "bg", "ca", "cs", "da", "de", "el", "es", "et", "eu", "fa", "fi", "fr", "gl", "he", "hr", "hu", "id", "it", "ja", "ko",
+        "lt", "lv", "nb", "nl", "nn", "pl", "pt", "ro", "ru", "sk", "sl", "sr", "sv", "th", "tr", "uk", "vi", "zh",
+    ]
+
+    /// A file named as one word of a longer query (`logging.html` for `python logging tutorial`).
+    static let nameWordFactor = 1.2
+    /// A title holding every word of the query (part of them: part of it, squared).
+    static let titleFactor = 1.0
+
+    /// The factor of one hit for a query of `words`.
+    static func factor(path: [UInt8], title: String?, words: [String]) -> Double {
+        guard !words.isEmpty else { return 1 }
+        let pathText = String(decoding: path, as: UTF8.self)
+        let components = pathText.split(separator: "/")
+        let name = components.last.map(String.init)?.lowercased() ?? ""
+        let stem = name.prefix { $0 != "." }
+        var factor = 1.0
+        // Named as the query: the whole query ("git rebase", "git-rebase"), or one word of it.
+        let joined = [words.joined(separator: "-"), words.joined(separator: "_"), words.joined()]
+        if joined.contains(where: { $0 == stem }) || words.joined(separator: " ") == name {
+            factor *= 3
+        } else if words.count > 1, words.contains(where: { $0 == stem }) {
+            factor *= nameWordFactor
+        }
+        // The title holds the query's words: the more of them, the more (all of them most).
+        if let title = title?.lowercased(), !title.isEmpty {
+            let titleWords = Set(title.split { !$0.isLetter && !$0.isNumber && $0 != "_" }.map(String.init))
+            let covered = Double(words.filter { titleWords.contains($0) }.count) / Double(words.count)
+            factor *= 1 + titleFactor * covered * covered
+        }
+        // Another language's translation, below the user's own (never removed).
+        if components.dropLast().contains(where: { isLanguageFolder($0) && String($0.prefix(2)) != (userLanguage ?? "en") }) {
+            factor *= 0.5
+        }
+        // Change logs and release notes: long, and about everything.
+        if stem.hasPrefix("changelog") || stem == "news" || stem.hasPrefix("relnotes") || pathText.contains("/RelNotes/")
+            || stem.contains("releasenotes") || stem == "history" {
+            factor *= 0.5
+        }
+        return factor
+    }
+
+    /// `hits` (BM25's order, the best first) ordered again by each one's factor for `match`,
+    /// their scores multiplied by it.
+    public static func reranked(_ hits: [SearchHit], for match: FTSExpression?) -> [SearchHit] {
+        let words = words(match)
+        guard !words.isEmpty else { return hits }
+        let scored = hits.enumerated().map { index, hit -> (Int, SearchHit) in
+            var hit = hit
+            hit.score *= factor(path: hit.path, title: hit.title, words: words)
+            return (index, hit)
+        }
+        return scored.sorted { $0.1.score != $1.1.score ? $0.1.score > $1.1.score : $0.0 < $1.0 }.map(\.1)
+    }
+}
