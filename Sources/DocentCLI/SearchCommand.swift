@@ -85,9 +85,18 @@ package struct SearchCommand: ParsableCommand {
             guard let following = Self.following else { throw CommandFailure("--follow is run by docent-engine") }
             return try following(self, request, index)
         }
-        let hits: [SearchHit]
+        var hits: [SearchHit]
         do { hits = try index.search(request) } catch { throw IndexLocation.failure(error, path: index.path) }
-        showSuggestions(suggestions)
+        // Nothing matched a misspelt word: a person is shown what the suggestions find, and told
+        // (a list of paths for a script stays empty, with its exit status).
+        var widened = fuzzy
+        if hits.isEmpty, shown, !suggestions.isEmpty {
+            request.match = request.match?.widened(with: Dictionary(suggestions.map { ($0.word.lowercased(), [$0.suggestion]) },
+                                                                    uniquingKeysWith: +))
+            do { hits = try index.search(request) } catch { throw IndexLocation.failure(error, path: index.path) }
+            widened = !hits.isEmpty
+        }
+        showSuggestions(suggestions, widened: widened)
         // Identical files are one hit with the other places listed; a list of paths keeps every file.
         let (shownHits, alsoAt) = files || print0 ? (hits, [:]) : IdenticalHits.folded(hits, in: index)
         for hit in shownHits { show(hit, event: nil, alsoAt: alsoAt[hit.id] ?? []) }
@@ -99,14 +108,14 @@ package struct SearchCommand: ParsableCommand {
     }
 
     /// "Did you mean …" before the hits: a line on a terminal, a JSON object under --json.
-    private func showSuggestions(_ suggestions: [SpellingSuggestion]) {
+    private func showSuggestions(_ suggestions: [SpellingSuggestion], widened: Bool) {
         guard !suggestions.isEmpty, !files, !print0 else { return }
-        if json { return Output.line(JSONRenderer.encode(SuggestionsJSON(suggestions: suggestions, fuzzy: fuzzy))) }
+        if json { return Output.line(JSONRenderer.encode(SuggestionsJSON(suggestions: suggestions, fuzzy: widened))) }
         let terminal = Output.isTerminal && !Terminal.noColor
         let (open, close) = terminal ? ("\u{1B}[1m", "\u{1B}[0m") : ("", "")
         let words = suggestions.map { open + $0.suggestion.terminalSafe + close + " (\($0.files) file\($0.files == 1 ? "" : "s"))" }
             .joined(separator: ", ")
-        if fuzzy {
+        if widened {
             Output.line("Also searched: \(words), for " + suggestions.map { $0.word.terminalSafe }.joined(separator: ", ") + ".")
         } else {
             Output.line("Did you mean \(words)? `docent search --fuzzy \(query.joined(separator: " ").terminalSafe)` searches it too.")

@@ -17,17 +17,25 @@ struct SpellingCLITests {
         #expect(try Docent.run(["index", root], environment: env).status == 0)
     }
 
-    @Test("A misspelt word: the JSON object says what it means, --fuzzy finds the file, a pipe of paths gets paths only")
+    @Test("A misspelt word: the JSON object says what it means and, nothing matching the word, what the suggestion finds; a pipe of paths gets paths only")
     func suggestion() throws {
         let json = try Docent.run(["search", "recieve", "--json"], environment: env)
-        #expect(json.status == 1, "no file holds recieve")
+        #expect(json.status == 0, "no file holds recieve: the suggestion's hits are shown")
         let object = try #require(json.jsonLines.first)
         let suggestions = try #require(object["suggestions"] as? [[String: Any]])
         #expect(suggestions.count == 1)
         #expect(suggestions.first?["word"] as? String == "recieve")
         #expect(suggestions.first?["suggestion"] as? String == "receive")
         #expect(suggestions.first?["files"] as? Int == 1)
-        #expect(object["fuzzy"] as? Bool == false)
+        #expect(object["fuzzy"] as? Bool == true, "the hits are the suggestion's")
+        #expect(json.jsonLines.dropFirst().compactMap { $0["path"] as? String } == [root + "/parcel.txt"])
+        // A word that matches keeps its own hits, the suggestion only said.
+        try dir.write("tree/typo.txt", "We will recieve it.\n")
+        #expect(try Docent.run(["index", root], environment: env).status == 0)
+        let own = try Docent.run(["search", "recieve", "--json"], environment: env).jsonLines
+        #expect(!own.contains { $0["fuzzy"] as? Bool == true } && own.compactMap { $0["path"] as? String } == [root + "/typo.txt"])
+        try FileManager.default.removeItem(atPath: root + "/typo.txt")
+        #expect(try Docent.run(["index", root], environment: env).status == 0)
 
         let fuzzy = try Docent.run(["search", "recieve", "--fuzzy", "--json"], environment: env)
         #expect(fuzzy.status == 0)
@@ -48,7 +56,8 @@ struct SpellingCLITests {
     func terminal() throws {
         let command = "XDG_DATA_HOME=\(dir.path)/data \(Docent.binary.path) search recieve parcel"
         let out = String(decoding: try runTool("/usr/bin/env", ["NO_COLOR=1", "/usr/bin/script", "-qec", command, "/dev/null"]).output, as: UTF8.self)
-        #expect(out.contains("Did you mean receive (1 file)? `docent search --fuzzy recieve parcel` searches it too."), "\(out)")
+        // Nothing holds both words: the suggestion is searched, and said.
+        #expect(out.contains("Also searched: receive (1 file), for recieve.") && out.contains("parcel.txt"), "\(out)")
         let fuzzy = "XDG_DATA_HOME=\(dir.path)/data \(Docent.binary.path) search --fuzzy recieve"
         let found = String(decoding: try runTool("/usr/bin/env", ["NO_COLOR=1", "/usr/bin/script", "-qec", fuzzy, "/dev/null"]).output, as: UTF8.self)
         #expect(found.contains("Also searched: receive (1 file), for recieve."), "\(found)")
@@ -63,7 +72,7 @@ struct SpellingCLITests {
         try shared.write("tree/other.txt", "Nothing to see.\n")
         #expect(try Docent.run(["index", shared.path + "/tree"], environment: env).status == 0)
         let json = try Docent.run(["search", "recieve", "--json"], environment: env)
-        #expect(json.status == 1, "no file holds recieve: \(json.stderr)")
+        #expect(json.status == 0, "no file holds recieve: the suggestion's hits: \(json.stderr)")
         let suggestions = try #require(json.jsonLines.first?["suggestions"] as? [[String: Any]], "\(json.stdout)")
         #expect(suggestions.count == 1 && suggestions.first?["suggestion"] as? String == "receive" && suggestions.first?["files"] as? Int == 1)
         let fuzzy = try Docent.run(["search", "recieve", "--fuzzy", "--json"], environment: env)
