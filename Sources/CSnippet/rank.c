@@ -13,6 +13,15 @@
  * Both sum the same weights in the same order per phrase as bm25() (an occurrence in column
  * c counts w_c; k1 = 1.2, b = 0.75; an IDF at or below zero is 1e-6), so scores are equal.
  * Like bm25() it returns the score negated: lower is better.
+ *
+ * Proximity: given one argument more than the table has columns, that argument p, a row whose
+ * query words stand near each other scores more: each pair of consecutive phrases of the query
+ * is at its closest distance in tokens within one column (d ≥ 1; adjacent words are 1 apart),
+ * and the score is multiplied by 1 + p / mean(d) — by 1 + p for words side by side, by about 1
+ * for words pages apart (Tao and Zhai, "An Exploration of Proximity Measures in Information
+ * Retrieval", SIGIR 2007: the minimum pair distance helps most). A pair not found in one
+ * column counts as PROXIMITY_FAR apart. Only the first PROXIMITY_POSITIONS occurrences of
+ * each phrase are looked at, so a common word costs no more than before.
  */
 #include <math.h>
 #include <sqlite3.h>
@@ -21,6 +30,7 @@
 #include "functions.h"
 
 enum { PAGE_BITS = 12, PAGE = 1 << PAGE_BITS };
+enum { PROXIMITY_POSITIONS = 256, PROXIMITY_FAR = 1000 };
 
 /* Row lengths in tokens (+1; 0 is "not known"), in pages of PAGE rows made as needed. */
 typedef struct {
@@ -63,9 +73,12 @@ static int *lengths_slot(Lengths *lengths, sqlite3_int64 rowid) {
 /* What one search needs of the whole table, worked out at its first row. */
 typedef struct {
     int phrases;
+    int columns;
     double average;              /* tokens per row */
     double *idf;                 /* per phrase */
     double *frequency;           /* per phrase, for the row at hand */
+    int *positions;              /* per phrase, its first PROXIMITY_POSITIONS (column << 24 | offset) */
+    int *counts;                 /* per phrase, how many of those */
 } Query;
 
 static int count_row(const Fts5ExtensionApi *api, Fts5Context *fts, void *context) {
@@ -90,11 +103,15 @@ static int query_data(const Fts5ExtensionApi *api, Fts5Context *fts, sqlite3_con
     if (query) { *out = query; return SQLITE_OK; }
     lengths_check(api->xUserData(fts), sqlite3_context_db_handle(result));
     int phrases = api->xPhraseCount(fts);
-    query = sqlite3_malloc64(sizeof *query + (size_t)phrases * 2 * sizeof(double));
+    query = sqlite3_malloc64(sizeof *query + (size_t)phrases * 2 * sizeof(double)
+                             + (size_t)phrases * (PROXIMITY_POSITIONS + 1) * sizeof(int));
     if (!query) return SQLITE_NOMEM;
     query->phrases = phrases;
+    query->columns = api->xColumnCount(fts);
     query->idf = (double *)&query[1];
     query->frequency = query->idf + phrases;
+    query->positions = (int *)(query->frequency + phrases);
+    query->counts = query->positions + (size_t)phrases * PROXIMITY_POSITIONS;
     sqlite3_int64 rows = 0, tokens = 0;
     int rc = api->xRowCount(fts, &rows);
     if (rc == SQLITE_OK) rc = api->xColumnTotalSize(fts, -1, &tokens);
@@ -120,22 +137,41 @@ static int row_length(const Fts5ExtensionApi *api, Fts5Context *fts, Lengths *le
     return rc;
 }
 
+/* The closest two occurrences of phrases a and b in one column, in tokens (≥ 1). */
+static int closest(const Query *query, int a, int b) {
+    const int *x = query->positions + (size_t)a * PROXIMITY_POSITIONS, *y = query->positions + (size_t)b * PROXIMITY_POSITIONS;
+    int i = 0, j = 0, best = PROXIMITY_FAR;
+    while (i < query->counts[a] && j < query->counts[b]) {
+        if (x[i] >> 24 == y[j] >> 24) {
+            int distance = abs((x[i] & 0xFFFFFF) - (y[j] & 0xFFFFFF));
+            if (distance >= 1 && distance < best) best = distance;
+        }
+        if (x[i] < y[j]) i++; else j++;
+    }
+    return best;
+}
+
 static void rank(const Fts5ExtensionApi *api, Fts5Context *fts, sqlite3_context *result, int argc, sqlite3_value **argv) {
     const double k1 = 1.2, b = 0.75;
     Query *query = NULL;
     int rc = query_data(api, fts, result, &query);
     if (rc != SQLITE_OK) { sqlite3_result_error_code(result, rc); return; }
+    double proximity = argc > query->columns ? sqlite3_value_double(argv[query->columns]) : 0;
+    int near = proximity > 0 && query->phrases > 1;
     for (int i = 0; i < query->phrases; i++) {
         double frequency = 0;
         Fts5PhraseIter iterator;
-        int column = 0, offset = 0;
+        int column = 0, offset = 0, kept = 0;
+        int *positions = query->positions + (size_t)i * PROXIMITY_POSITIONS;
         rc = api->xPhraseFirst(fts, i, &iterator, &column, &offset);
         if (rc != SQLITE_OK) { sqlite3_result_error_code(result, rc); return; }
         while (column >= 0) {
-            frequency += argc > column ? sqlite3_value_double(argv[column]) : 1.0;
+            frequency += argc > column && column < query->columns ? sqlite3_value_double(argv[column]) : 1.0;
+            if (near && kept < PROXIMITY_POSITIONS && offset < 0xFFFFFF) positions[kept++] = column << 24 | offset;
             api->xPhraseNext(fts, &iterator, &column, &offset);
         }
         query->frequency[i] = frequency;
+        query->counts[i] = kept;
     }
     int length = 0;
     rc = row_length(api, fts, api->xUserData(fts), &length);
@@ -144,6 +180,11 @@ static void rank(const Fts5ExtensionApi *api, Fts5Context *fts, sqlite3_context 
     for (int i = 0; i < query->phrases; i++) {
         double f = query->frequency[i];
         score += query->idf[i] * ((f * (k1 + 1.0)) / (f + k1 * (1 - b + b * d / query->average)));
+    }
+    if (near) {
+        double distances = 0;
+        for (int i = 0; i + 1 < query->phrases; i++) distances += closest(query, i, i + 1);
+        score *= 1.0 + proximity / (distances / (query->phrases - 1));
     }
     sqlite3_result_double(result, -1.0 * score);
 }

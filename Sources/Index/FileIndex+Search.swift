@@ -146,6 +146,9 @@ extension FileIndex {
     /// Column weights for BM25: a match in the name counts ten times one in the body, the
     /// title five times, metadata twice.
     static let weights = "10.0, 5.0, 1.0, 2.0, 0.5"
+    /// The ranking's arguments: the weights, then the proximity factor (`docent_rank`: words side
+    /// by side score 1 + p times as much; chosen on the judged questions, docs/Benchmarks.md).
+    static let rankArguments = weights + ", 1.0"
 
     /// `text` with LIKE's wildcards escaped by a backslash.
     package static func likeEscaped(_ text: String) -> String {
@@ -259,13 +262,13 @@ extension FileIndex {
         // alone and only the rows kept are joined (ties at the limit go to the newer row).
         let sql = ranked && conditions.count == 1 ? """
             SELECT files.id, files.path, files.contentType, files.title, files.modified, ranked.score
-            FROM (SELECT rowid, -docent_rank(files_fts, \(Self.weights)) AS score FROM files_fts WHERE files_fts MATCH ?
+            FROM (SELECT rowid, -docent_rank(files_fts, \(Self.rankArguments)) AS score FROM files_fts WHERE files_fts MATCH ?
                   ORDER BY score DESC, rowid DESC LIMIT ? OFFSET ?) AS ranked
             CROSS JOIN files ON files.id = ranked.rowid
             ORDER BY ranked.score DESC, files.modified DESC
             """ : """
             SELECT files.id, files.path, files.contentType, files.title, files.modified,
-                   \(ranked ? "-docent_rank(files_fts, \(Self.weights))" : "0.0") AS score
+                   \(ranked ? "-docent_rank(files_fts, \(Self.rankArguments))" : "0.0") AS score
             FROM \(joinsText ? "files_fts CROSS JOIN files ON files.id = files_fts.rowid" : "files")
             \(conditions.isEmpty ? "" : "WHERE " + conditions.joined(separator: " AND "))
             ORDER BY \(ranked ? "score DESC, files.modified DESC" : request.order.sql(table: "files"))

@@ -36,6 +36,28 @@ struct SearchFunctionsTests {
         return out
     }
 
+    @Test("Proximity: with its extra argument docent_rank puts the rows whose words stand together first, in proportion")
+    func proximity() throws {
+        // The same words, as often, in texts of the same length: together in one, apart in the other.
+        let filler = (0..<60).map { "w\($0)" }
+        let together = (["wooden", "ladder"] + filler).joined(separator: " ")
+        let apart = (["wooden"] + filler + ["ladder"]).joined(separator: " ")
+        try index.upsert([file("/p/apart.txt", apart, title: nil, inode: 1, modified: 2),
+                          file("/p/together.txt", together, title: nil, inode: 2, modified: 1)])
+        let scores = try index.read { db in
+            try Row.fetchAll(db, sql: """
+                SELECT files.name AS name, bm25(files_fts, \(FileIndex.weights)) AS plain, docent_rank(files_fts, \(FileIndex.rankArguments)) AS near
+                FROM files_fts JOIN files ON files.id = files_fts.rowid WHERE files_fts MATCH 'wooden ladder'
+                """).reduce(into: [String: (Double, Double)]()) { $0[$1["name"]] = ($1["plain"], $1["near"]) }
+        }
+        let (a, b) = (try #require(scores["apart.txt"]), try #require(scores["together.txt"]))
+        #expect(abs(a.0 - b.0) < 1e-9, "BM25 alone cannot tell them apart")
+        #expect(abs(b.1 - 2 * b.0) < 1e-9, "side by side: twice the score (p = 1, distance 1)")
+        #expect(abs(a.1 - a.0 * (1 + 1.0 / 61)) < 1e-9, "61 tokens apart: about the same")
+        let first = try index.search(SearchRequest(match: try #require(try SearchQuery.parse("wooden ladder").match))).first
+        #expect(first?.displayPath == "/p/together.txt")
+    }
+
     @Test("docent_rank gives bm25()'s scores, also after the index changes under the same connection")
     func rankEqualsBM25() throws {
         var rows: [IndexedFile] = []
