@@ -14,14 +14,14 @@
  * c counts w_c; k1 = 1.2, b = 0.75; an IDF at or below zero is 1e-6), so scores are equal.
  * Like bm25() it returns the score negated: lower is better.
  *
- * Proximity: given one argument more than the table has columns, that argument p, a row whose
- * query words stand near each other scores more: each pair of consecutive phrases of the query
- * is at its closest distance in tokens within one column (d ≥ 1; adjacent words are 1 apart),
- * and the score is multiplied by 1 + p / mean(d) — by 1 + p for words side by side, by about 1
- * for words pages apart (Tao and Zhai, "An Exploration of Proximity Measures in Information
- * Retrieval", SIGIR 2007: the minimum pair distance helps most). A pair not found in one
- * column counts as PROXIMITY_FAR apart. Only the first PROXIMITY_POSITIONS occurrences of
- * each phrase are looked at, so a common word costs no more than before.
+ * docent_proximity(fts): how near the query's words stand in the row — the mean, over each
+ * pair of consecutive phrases, of their closest distance in tokens within one column (1 for
+ * words side by side; PROXIMITY_FAR for a pair that never shares a column; 0 for a query of
+ * one phrase). Tao and Zhai ("An Exploration of Proximity Measures in Information Retrieval",
+ * SIGIR 2007) found the minimum pair distance the most useful. Asked only for the rows a
+ * search ranks again (`Relevance`), never for every match: over every match of two common
+ * words it cost 7% of the search. Only each phrase's first PROXIMITY_POSITIONS occurrences
+ * are looked at.
  */
 #include <math.h>
 #include <sqlite3.h>
@@ -73,12 +73,9 @@ static int *lengths_slot(Lengths *lengths, sqlite3_int64 rowid) {
 /* What one search needs of the whole table, worked out at its first row. */
 typedef struct {
     int phrases;
-    int columns;
     double average;              /* tokens per row */
     double *idf;                 /* per phrase */
     double *frequency;           /* per phrase, for the row at hand */
-    int *positions;              /* per phrase, its first PROXIMITY_POSITIONS (column << 24 | offset) */
-    int *counts;                 /* per phrase, how many of those */
 } Query;
 
 static int count_row(const Fts5ExtensionApi *api, Fts5Context *fts, void *context) {
@@ -103,15 +100,11 @@ static int query_data(const Fts5ExtensionApi *api, Fts5Context *fts, sqlite3_con
     if (query) { *out = query; return SQLITE_OK; }
     lengths_check(api->xUserData(fts), sqlite3_context_db_handle(result));
     int phrases = api->xPhraseCount(fts);
-    query = sqlite3_malloc64(sizeof *query + (size_t)phrases * 2 * sizeof(double)
-                             + (size_t)phrases * (PROXIMITY_POSITIONS + 1) * sizeof(int));
+    query = sqlite3_malloc64(sizeof *query + (size_t)phrases * 2 * sizeof(double));
     if (!query) return SQLITE_NOMEM;
     query->phrases = phrases;
-    query->columns = api->xColumnCount(fts);
     query->idf = (double *)&query[1];
     query->frequency = query->idf + phrases;
-    query->positions = (int *)(query->frequency + phrases);
-    query->counts = query->positions + (size_t)phrases * PROXIMITY_POSITIONS;
     sqlite3_int64 rows = 0, tokens = 0;
     int rc = api->xRowCount(fts, &rows);
     if (rc == SQLITE_OK) rc = api->xColumnTotalSize(fts, -1, &tokens);
@@ -137,41 +130,22 @@ static int row_length(const Fts5ExtensionApi *api, Fts5Context *fts, Lengths *le
     return rc;
 }
 
-/* The closest two occurrences of phrases a and b in one column, in tokens (≥ 1). */
-static int closest(const Query *query, int a, int b) {
-    const int *x = query->positions + (size_t)a * PROXIMITY_POSITIONS, *y = query->positions + (size_t)b * PROXIMITY_POSITIONS;
-    int i = 0, j = 0, best = PROXIMITY_FAR;
-    while (i < query->counts[a] && j < query->counts[b]) {
-        if (x[i] >> 24 == y[j] >> 24) {
-            int distance = abs((x[i] & 0xFFFFFF) - (y[j] & 0xFFFFFF));
-            if (distance >= 1 && distance < best) best = distance;
-        }
-        if (x[i] < y[j]) i++; else j++;
-    }
-    return best;
-}
-
 static void rank(const Fts5ExtensionApi *api, Fts5Context *fts, sqlite3_context *result, int argc, sqlite3_value **argv) {
     const double k1 = 1.2, b = 0.75;
     Query *query = NULL;
     int rc = query_data(api, fts, result, &query);
     if (rc != SQLITE_OK) { sqlite3_result_error_code(result, rc); return; }
-    double proximity = argc > query->columns ? sqlite3_value_double(argv[query->columns]) : 0;
-    int near = proximity > 0 && query->phrases > 1;
     for (int i = 0; i < query->phrases; i++) {
         double frequency = 0;
         Fts5PhraseIter iterator;
-        int column = 0, offset = 0, kept = 0;
-        int *positions = query->positions + (size_t)i * PROXIMITY_POSITIONS;
+        int column = 0, offset = 0;
         rc = api->xPhraseFirst(fts, i, &iterator, &column, &offset);
         if (rc != SQLITE_OK) { sqlite3_result_error_code(result, rc); return; }
         while (column >= 0) {
-            frequency += argc > column && column < query->columns ? sqlite3_value_double(argv[column]) : 1.0;
-            if (near && kept < PROXIMITY_POSITIONS && offset < 0xFFFFFF) positions[kept++] = column << 24 | offset;
+            frequency += argc > column ? sqlite3_value_double(argv[column]) : 1.0;
             api->xPhraseNext(fts, &iterator, &column, &offset);
         }
         query->frequency[i] = frequency;
-        query->counts[i] = kept;
     }
     int length = 0;
     rc = row_length(api, fts, api->xUserData(fts), &length);
@@ -181,18 +155,53 @@ static void rank(const Fts5ExtensionApi *api, Fts5Context *fts, sqlite3_context 
         double f = query->frequency[i];
         score += query->idf[i] * ((f * (k1 + 1.0)) / (f + k1 * (1 - b + b * d / query->average)));
     }
-    if (near) {
-        double distances = 0;
-        for (int i = 0; i + 1 < query->phrases; i++) distances += closest(query, i, i + 1);
-        score *= 1.0 + proximity / (distances / (query->phrases - 1));
-    }
     sqlite3_result_double(result, -1.0 * score);
+}
+
+/* The closest two of positions x and y (each `column << 24 | offset`, ascending) in one column. */
+static int closest(const int *x, int nx, const int *y, int ny) {
+    int i = 0, j = 0, best = PROXIMITY_FAR;
+    while (i < nx && j < ny) {
+        if (x[i] >> 24 == y[j] >> 24) {
+            int distance = abs((x[i] & 0xFFFFFF) - (y[j] & 0xFFFFFF));
+            if (distance >= 1 && distance < best) best = distance;
+        }
+        if (x[i] < y[j]) i++; else j++;
+    }
+    return best;
+}
+
+static void proximity(const Fts5ExtensionApi *api, Fts5Context *fts, sqlite3_context *result, int argc, sqlite3_value **argv) {
+    (void)argc; (void)argv;
+    int phrases = api->xPhraseCount(fts);
+    if (phrases < 2) { sqlite3_result_double(result, 0); return; }
+    int *positions = sqlite3_malloc64((size_t)phrases * (PROXIMITY_POSITIONS + 1) * sizeof(int));
+    if (!positions) { sqlite3_result_error_nomem(result); return; }
+    int *counts = positions + (size_t)phrases * PROXIMITY_POSITIONS;
+    for (int i = 0; i < phrases; i++) {
+        Fts5PhraseIter iterator;
+        int column = 0, offset = 0, kept = 0;
+        int rc = api->xPhraseFirst(fts, i, &iterator, &column, &offset);
+        if (rc != SQLITE_OK) { sqlite3_free(positions); sqlite3_result_error_code(result, rc); return; }
+        while (column >= 0 && kept < PROXIMITY_POSITIONS) {
+            if (offset < 0xFFFFFF) positions[(size_t)i * PROXIMITY_POSITIONS + kept++] = column << 24 | offset;
+            api->xPhraseNext(fts, &iterator, &column, &offset);
+        }
+        counts[i] = kept;
+    }
+    double distances = 0;
+    for (int i = 0; i + 1 < phrases; i++) {
+        distances += closest(positions + (size_t)i * PROXIMITY_POSITIONS, counts[i],
+                             positions + (size_t)(i + 1) * PROXIMITY_POSITIONS, counts[i + 1]);
+    }
+    sqlite3_free(positions);
+    sqlite3_result_double(result, distances / (phrases - 1));
 }
 
 int docent_register_rank(fts5_api *api) {
     Lengths *lengths = calloc(1, sizeof *lengths);
     if (!lengths) return SQLITE_NOMEM;
     int rc = api->xCreateFunction(api, "docent_rank", lengths, rank, lengths_free);
-    if (rc != SQLITE_OK) free(lengths);  /* FTS5 calls the destructor only for a function it keeps */
-    return rc;
+    if (rc != SQLITE_OK) { free(lengths); return rc; }  /* FTS5 calls the destructor only for a function it keeps */
+    return api->xCreateFunction(api, "docent_proximity", NULL, proximity, NULL);
 }

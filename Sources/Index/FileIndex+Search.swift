@@ -146,9 +146,6 @@ extension FileIndex {
     /// Column weights for BM25: a match in the name counts ten times one in the body, the
     /// title five times, metadata twice.
     static let weights = "10.0, 5.0, 1.0, 2.0, 0.5"
-    /// The ranking's arguments: the weights, then the proximity factor (`docent_rank`: words side
-    /// by side score 1 + p times as much; chosen on the judged questions, docs/Benchmarks.md).
-    static let rankArguments = weights + ", 1.0"
 
     /// `text` with LIKE's wildcards escaped by a backslash.
     package static func likeEscaped(_ text: String) -> String {
@@ -262,13 +259,13 @@ extension FileIndex {
         // alone and only the rows kept are joined (ties at the limit go to the newer row).
         let sql = ranked && conditions.count == 1 ? """
             SELECT files.id, files.path, files.contentType, files.title, files.modified, ranked.score
-            FROM (SELECT rowid, -docent_rank(files_fts, \(Self.rankArguments)) AS score FROM files_fts WHERE files_fts MATCH ?
+            FROM (SELECT rowid, -docent_rank(files_fts, \(Self.weights)) AS score FROM files_fts WHERE files_fts MATCH ?
                   ORDER BY score DESC, rowid DESC LIMIT ? OFFSET ?) AS ranked
             CROSS JOIN files ON files.id = ranked.rowid
             ORDER BY ranked.score DESC, files.modified DESC
             """ : """
             SELECT files.id, files.path, files.contentType, files.title, files.modified,
-                   \(ranked ? "-docent_rank(files_fts, \(Self.rankArguments))" : "0.0") AS score
+                   \(ranked ? "-docent_rank(files_fts, \(Self.weights))" : "0.0") AS score
             FROM \(joinsText ? "files_fts CROSS JOIN files ON files.id = files_fts.rowid" : "files")
             \(conditions.isEmpty ? "" : "WHERE " + conditions.joined(separator: " AND "))
             ORDER BY \(ranked ? "score DESC, files.modified DESC" : request.order.sql(table: "files"))
@@ -281,7 +278,11 @@ extension FileIndex {
         arguments.append(reranks ? 0 : max(request.offset, 0))
         return try read { db in
             var hits = try Row.fetchAll(db, sql: sql, arguments: StatementArguments(arguments)).map { Self.hit($0, snippet: "") }
-            if reranks { hits = Array(Relevance.reranked(hits, for: request.match).dropFirst(max(request.offset, 0)).prefix(request.limit)) }
+            if reranks, let match = request.match {
+                // How near the words stand, for words that must all be there (not "either word").
+                let near = match.isConjunction ? try Self.proximities(db, ids: hits.map(\.id), match: match) : [:]
+                hits = Array(Relevance.reranked(hits, for: match, proximity: near).dropFirst(max(request.offset, 0)).prefix(request.limit))
+            }
             guard !hits.isEmpty, request.snippets else { return hits }
             let snippets = try Self.snippets(db, ids: hits.map(\.id), match: request.match)
             return hits.map { hit in
@@ -290,6 +291,18 @@ extension FileIndex {
                 return hit
             }
         }
+    }
+
+    /// How near the query's words stand in each row of `ids` (`docent_proximity`: the mean
+    /// closest distance of consecutive words, 1 side by side; 0 for a query of one word).
+    private static func proximities(_ db: Database, ids: [Int64], match: FTSExpression) throws -> [Int64: Double] {
+        guard ids.count > 0 else { return [:] }
+        let placeholders = Array(repeating: "?", count: ids.count).joined(separator: ", ")
+        var near: [Int64: Double] = [:]
+        for row in try Row.fetchAll(db, sql: """
+            SELECT rowid, docent_proximity(files_fts) AS near FROM files_fts WHERE files_fts MATCH ? AND rowid IN (\(placeholders))
+            """, arguments: StatementArguments([match.matchString] + ids)) { near[row["rowid"]] = row["near"] }
+        return near
     }
 
     /// The snippet of each row in `ids` (`docent_snippet`: the body's best fragment when the

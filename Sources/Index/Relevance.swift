@@ -6,6 +6,20 @@ import Foundation
 /// than the user's, a change log or release notes that win on common words. Each is a factor
 /// on the BM25 score; the factors were chosen on Docent's own judged questions
 /// (`Benchmarks/relevance/`, `docent-bench relevance`), not on single examples.
+extension FTSExpression {
+    /// Whether every word of it must be in a match (words, phrases and prefixes joined by AND,
+    /// a negation's positive part): how near they stand then means something.
+    public var isConjunction: Bool {
+        switch self {
+        case .term, .prefix, .phrase: true
+        case .and(let parts): parts.allSatisfy(\.isConjunction)
+        case .or: false
+        case .not(let positive, _): positive.isConjunction
+        case .columns(_, let inner): inner.isConjunction
+        }
+    }
+}
+
 public enum Relevance {
     /// How many of BM25's best are ranked again (a page past it keeps BM25's order).
     public static let window = 50
@@ -49,14 +63,21 @@ public enum Relevance {
     /// A title holding every word of the query (part of them: part of it, squared).
     static let titleFactor = 1.0
 
-    /// The factor of one hit for a query of `words`.
-    static func factor(path: [UInt8], title: String?, words: [String]) -> Double {
+    /// Words side by side (a distance of 1) make the score 1 + this times as much; words
+    /// further apart, by as much over their distance (SQLite's `docent_proximity`).
+    static let proximityFactor = 1.0
+
+    /// The factor of one hit for a query of `words` whose words stand `distance` apart in it
+    /// (nil or 0: not known, or one word).
+    static func factor(path: [UInt8], title: String?, words: [String], distance: Double? = nil) -> Double {
         guard !words.isEmpty else { return 1 }
         let pathText = String(decoding: path, as: UTF8.self)
         let components = pathText.split(separator: "/")
         let name = components.last.map(String.init)?.lowercased() ?? ""
         let stem = name.prefix { $0 != "." }
         var factor = 1.0
+        // The query's words near each other.
+        if let distance, distance >= 1 { factor *= 1 + proximityFactor / distance }
         // Named as the query: the whole query ("git rebase", "git-rebase"), or one word of it.
         let joined = [words.joined(separator: "-"), words.joined(separator: "_"), words.joined()]
         if joined.contains(where: { $0 == stem }) || words.joined(separator: " ") == name {
@@ -83,13 +104,14 @@ public enum Relevance {
     }
 
     /// `hits` (BM25's order, the best first) ordered again by each one's factor for `match`,
-    /// their scores multiplied by it.
-    public static func reranked(_ hits: [SearchHit], for match: FTSExpression?) -> [SearchHit] {
+    /// their scores multiplied by it; `proximity`, each hit's distance between the query's
+    /// words by its id, where the store knows it.
+    public static func reranked(_ hits: [SearchHit], for match: FTSExpression?, proximity: [Int64: Double] = [:]) -> [SearchHit] {
         let words = words(match)
         guard !words.isEmpty else { return hits }
         let scored = hits.enumerated().map { index, hit -> (Int, SearchHit) in
             var hit = hit
-            hit.score *= factor(path: hit.path, title: hit.title, words: words)
+            hit.score *= factor(path: hit.path, title: hit.title, words: words, distance: proximity[hit.id])
             return (index, hit)
         }
         return scored.sorted { $0.1.score != $1.1.score ? $0.1.score > $1.1.score : $0.0 < $1.0 }.map(\.1)

@@ -36,26 +36,34 @@ struct SearchFunctionsTests {
         return out
     }
 
-    @Test("Proximity: with its extra argument docent_rank puts the rows whose words stand together first, in proportion")
+    @Test("Proximity: docent_proximity says how near the words stand; the search puts the rows whose words stand together first")
     func proximity() throws {
         // The same words, as often, in texts of the same length: together in one, apart in the other.
         let filler = (0..<60).map { "w\($0)" }
         let together = (["wooden", "ladder"] + filler).joined(separator: " ")
         let apart = (["wooden"] + filler + ["ladder"]).joined(separator: " ")
         try index.upsert([file("/p/apart.txt", apart, title: nil, inode: 1, modified: 2),
-                          file("/p/together.txt", together, title: nil, inode: 2, modified: 1)])
-        let scores = try index.read { db in
-            try Row.fetchAll(db, sql: """
-                SELECT files.name AS name, bm25(files_fts, \(FileIndex.weights)) AS plain, docent_rank(files_fts, \(FileIndex.rankArguments)) AS near
-                FROM files_fts JOIN files ON files.id = files_fts.rowid WHERE files_fts MATCH 'wooden ladder'
-                """).reduce(into: [String: (Double, Double)]()) { $0[$1["name"]] = ($1["plain"], $1["near"]) }
+                          file("/p/together.txt", together, title: nil, inode: 2, modified: 1),
+                          file("/p/name wooden.txt", "ladder " + filler.joined(separator: " "), title: nil, inode: 3, modified: 0)])
+        func scores(_ query: String) throws -> [String: (Double, Double)] {
+            try index.read { db in
+                try Row.fetchAll(db, sql: """
+                    SELECT files.name AS name, bm25(files_fts, \(FileIndex.weights)) AS plain, docent_proximity(files_fts) AS near
+                    FROM files_fts JOIN files ON files.id = files_fts.rowid WHERE files_fts MATCH ?
+                    """, arguments: [query]).reduce(into: [String: (Double, Double)]()) { $0[$1["name"]] = ($1["plain"], $1["near"]) }
+            }
         }
-        let (a, b) = (try #require(scores["apart.txt"]), try #require(scores["together.txt"]))
+        let found = try scores("wooden ladder")
+        let (a, b) = (try #require(found["apart.txt"]), try #require(found["together.txt"]))
         #expect(abs(a.0 - b.0) < 1e-9, "BM25 alone cannot tell them apart")
-        #expect(abs(b.1 - 2 * b.0) < 1e-9, "side by side: twice the score (p = 1, distance 1)")
-        #expect(abs(a.1 - a.0 * (1 + 1.0 / 61)) < 1e-9, "61 tokens apart: about the same")
+        #expect(b.1 == 1 && a.1 == 61, "side by side: 1; 61 tokens apart: 61")
+        #expect(found["name wooden.txt"]?.1 == 1000, "words in different columns: far")
+        #expect(try scores("wooden").values.allSatisfy { $0.1 == 0 }, "one word: no distance")
         let first = try index.search(SearchRequest(match: try #require(try SearchQuery.parse("wooden ladder").match))).first
         #expect(first?.displayPath == "/p/together.txt")
+        // The factor: twice the score side by side, about the same far apart.
+        #expect(Relevance.factor(path: Array("/x".utf8), title: nil, words: ["a", "b"], distance: 1) == 2)
+        #expect(abs(Relevance.factor(path: Array("/x".utf8), title: nil, words: ["a", "b"], distance: 61) - (1 + 1.0 / 61)) < 1e-12)
     }
 
     @Test("docent_rank gives bm25()'s scores, also after the index changes under the same connection")
