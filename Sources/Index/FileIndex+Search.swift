@@ -280,7 +280,7 @@ extension FileIndex {
             var hits = try Row.fetchAll(db, sql: sql, arguments: StatementArguments(arguments)).map { Self.hit($0, snippet: "") }
             if reranks, let match = request.match {
                 // How near the words stand, for words that must all be there (not "either word").
-                let near = match.isConjunction ? try Self.proximities(db, ids: hits.map(\.id), match: match) : [:]
+                let near = match.isConjunction && match.parts > 1 ? try Self.proximities(db, ids: hits.map(\.id), match: match) : [:]
                 hits = Array(Relevance.reranked(hits, for: match, proximity: near).dropFirst(max(request.offset, 0)).prefix(request.limit))
             }
             guard !hits.isEmpty, request.snippets else { return hits }

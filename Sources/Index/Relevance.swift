@@ -18,6 +18,16 @@ extension FTSExpression {
         case .columns(_, let inner): inner.isConjunction
         }
     }
+
+    /// How many words, phrases or prefixes it joins (a phrase is one).
+    public var parts: Int {
+        switch self {
+        case .term, .prefix, .phrase: 1
+        case .and(let parts), .or(let parts): parts.reduce(0) { $0 + $1.parts }
+        case .not(let positive, _): positive.parts
+        case .columns(_, let inner): inner.parts
+        }
+    }
 }
 
 public enum Relevance {
