@@ -54,10 +54,7 @@ struct RelevanceBench: ParsableCommand {
         var report: [String: [String: Double]] = [:]
         var rows: [String] = []
         for (name, ranked) in systems {
-            var scores: [JudgedQuery.Score] = []
-            for question in judged {
-                let score = question.score(try ranked(question))
-                scores.append(score)
+            let scores = try Self.scores(judged, ranked) { question, score in
                 if each { print("\(name)\t\(question.kind)\t\(score.rank.map(String.init) ?? "-")\t\(question.query)") }
             }
             for kind in ["all"] + JudgedQuery.kinds {
@@ -75,6 +72,16 @@ struct RelevanceBench: ParsableCommand {
             print("| system | questions | n | success@1 | success@3 | MRR@10 | nDCG@10 |")
             print("|---|---|---:|---:|---:|---:|---:|")
             rows.forEach { print($0) }
+        }
+    }
+
+    /// Each question's score under `ranked`.
+    static func scores(_ judged: [JudgedQuery], _ ranked: (JudgedQuery) throws -> [[String]],
+                       each: (JudgedQuery, JudgedQuery.Score) -> Void = { _, _ in }) throws -> [JudgedQuery.Score] {
+        try judged.map { question in
+            let score = question.score(try ranked(question))
+            each(question, score)
+            return score
         }
     }
 

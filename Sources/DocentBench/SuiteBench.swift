@@ -46,6 +46,9 @@ struct SuiteBench: ParsableCommand {
     @Option(help: "Work directory (index, copies, Recoll's configuration); removed afterwards unless given.")
     var work: String?
 
+    @Option(help: "The judged questions for the relevance rows (docent-bench relevance).")
+    var relevanceQuestions = "Benchmarks/relevance/queries.tsv"
+
     @Flag(help: "Print the figures as JSON instead of a table.")
     var json = false
 
@@ -89,6 +92,7 @@ struct SuiteBench: ParsableCommand {
         }
         try measureIndexing(docent, floors: floors, recoll: recollFigures, into: &report)
         try measureSearch(docent, recoll: recollFigures, into: &report)
+        try measureRelevance(docent, recoll: recoll, into: &report)
         // Not a figure of speed: a failure here is logged, and the rest of the table kept.
         let opens: OpensFigures?
         do { opens = try OpensBench.measure(corpus: corpus, files: files, work: work, log: log) } catch {
@@ -231,6 +235,24 @@ struct SuiteBench: ParsableCommand {
             report.add(SuiteRow(key: "search.\(label)", label: "search, \(label) (`--json`): `\(query)`", unit: "ms",
                                 docent: median, recoll: nil, goal: nil))
         }
+    }
+
+    /// The judged questions (`docent-bench relevance`, docs/Benchmarks.md), Recoll's beside
+    /// when its index of the corpus was made in this run: a ranking that gets worse fails --check.
+    func measureRelevance(_ docent: DocentProcess, recoll: RecollProcess?, into report: inout SuiteReport) throws {
+        guard let judged = try? JudgedQuery.load(relevanceQuestions), !judged.isEmpty else {
+            return report.notes.append("No judged questions at \(relevanceQuestions): relevance not measured.")
+        }
+        let root = URL(fileURLWithPath: corpus).standardizedFileURL.path
+        let ours = JudgedQuery.Score.means(try RelevanceBench.scores(judged) { try RelevanceBench.docentRanking(docent, $0.query, root: root) })
+        let recoll = try recoll.map { recoll in
+            JudgedQuery.Score.means(try RelevanceBench.scores(judged) { try RelevanceBench.recollRanking(recoll, $0.query, root: root) })
+        }
+        log("relevance: success@3 \(fmt(ours["success@3"]!)), MRR@10 \(fmt(ours["MRR@10"]!))")
+        report.add(SuiteRow(key: "relevance.success3", label: "relevance: the answer in the first three, \(judged.count) judged questions", unit: "",
+                            docent: ours["success@3"], recoll: recoll?["success@3"], goal: 0.8, goalIsMinimum: true))
+        report.add(SuiteRow(key: "relevance.mrr10", label: "relevance: mean reciprocal rank (MRR@10)", unit: "",
+                            docent: ours["MRR@10"], recoll: recoll?["MRR@10"], goal: nil, goalIsMinimum: true))
     }
 
     // MARK: Live
