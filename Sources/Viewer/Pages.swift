@@ -36,10 +36,11 @@ enum Pages {
 
     /// What a search gave.
     enum Outcome: Sendable {
-        /// Hits, and for a query nothing matched, what it may have meant.
+        /// Hits, and for a query nothing matched, what it may have meant (`corrected`: the hits
+        /// are those of what it meant, as nothing matched the query as typed).
         /// `total` files match; the hits are those from `offset`; `more` is the address of the next ones.
         case hits([SearchHit], query: String, suggestions: [SpellingSuggestion] = [], total: Int? = nil, offset: Int = 0, more: String? = nil,
-                  alsoAt: [Int64: [String]] = [:])
+                  alsoAt: [Int64: [String]] = [:], corrected: Bool = false)
         case error(message: String, column: Int?, query: String)
         case none
     }
@@ -98,7 +99,7 @@ enum Pages {
                 <p id="problem" class="problem" role="alert">\(column.map { "Column \($0): " } ?? "")\(escape(message))<br><code>\(shown)</code></p>\
                 <ol id="hits" role="listbox"></ol>
                 """
-        case .hits(let hits, let query, let suggestions, let total, let offset, let more, let alsoAt):
+        case .hits(let hits, let query, let suggestions, let total, let offset, let more, let alsoAt, let corrected):
             let all = total ?? hits.count
             // Files of this page, identical ones folded into their hit included.
             let covered = hits.count + alsoAt.values.reduce(0) { $0 + $1.count }
@@ -111,7 +112,9 @@ enum Pages {
                 }.joined(separator: " ")
                 var form = URLComponents()
                 form.queryItems = [URLQueryItem(name: "q", value: meant)]
-                count += ". Did you mean <a class=\"suggestion\" href=\"/\(escape(form.string ?? ""))\">\(escape(meant))</a>?"
+                count = corrected
+                    ? "No matches for \(escape(query)); \(count.lowercased()) for <a class=\"suggestion\" href=\"/\(escape(form.string ?? ""))\">\(escape(meant))</a>"
+                    : count + ". Did you mean <a class=\"suggestion\" href=\"/\(escape(form.string ?? ""))\">\(escape(meant))</a>?"
             }
             let rest = all - offset - covered
             let next = rest > 0 && !hits.isEmpty ? more.map {

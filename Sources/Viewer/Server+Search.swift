@@ -50,16 +50,25 @@ extension ViewerServer {
         case .request(var request):
             (request.order, request.offset) = (order, offset)
             do {
-                let found = try index.search(request)
+                var found = try index.search(request)
+                // "Did you mean" only for a query nothing matched: a keystroke with hits pays nothing.
+                let suggestions = found.isEmpty ? (try? index.suggestions(for: request.match)) ?? [] : []
+                // Nothing matched a misspelt word: the matches of what it meant, said (as `docent search` does).
+                var corrected = false
+                if found.isEmpty, !suggestions.isEmpty, let match = request.match {
+                    var meant = request
+                    meant.match = match.widened(with: Dictionary(suggestions.map { ($0.word.lowercased(), [$0.suggestion]) }, uniquingKeysWith: +))
+                    found = try index.search(meant)
+                    (request, corrected) = (meant, !found.isEmpty)
+                }
                 // A first page that holds every match needs no count.
                 let total = offset == 0 && found.count < request.limit ? found.count : try index.count(request)
                 // Identical files are one hit, the best placed, with the other places listed.
                 let (hits, alsoAt) = IdenticalHits.folded(found, in: index)
-                // "Did you mean" only for a query nothing matched: a keystroke with hits pays nothing.
-                let suggestions = hits.isEmpty ? (try? index.suggestions(for: request.match)) ?? [] : []
                 let shown = hits.count + alsoAt.values.reduce(0) { $0 + $1.count }
                 return .hits(hits, query: query, suggestions: suggestions, total: total, offset: offset,
-                             more: Self.address(query: query, group: group, root: root, order: order, offset: offset + shown), alsoAt: alsoAt)
+                             more: Self.address(query: query, group: group, root: root, order: order, offset: offset + shown), alsoAt: alsoAt,
+                             corrected: corrected)
             } catch {
                 return .error(message: "\(error)", column: nil, query: query)
             }

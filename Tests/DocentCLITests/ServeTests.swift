@@ -106,10 +106,13 @@ final class ServeTests: WatchFixture {
         #expect(error.contains("role=\"alert\"") && error.contains("Column 12"))
         #expect(error.contains("<mark class=\"at\">"))
 
-        // Nothing matched a misspelt word: the count says what it may have meant, as a link.
+        // Nothing matched a misspelt word: the matches of what it meant, and the count says so, with a link.
         let misspelt = try get("/api/search?q=lighthuose%20coast").text
-        #expect(misspelt.contains("No matches. Did you mean <a class=\"suggestion\" href=\"/?q=lighthouse%20coast\">lighthouse coast</a>?"),
+        #expect(misspelt.contains(try Regex("No matches for lighthuose coast; [0-9]+ match(es)? for <a class=\"suggestion\" href=\"/\\?q=lighthouse%20coast\">lighthouse coast</a>")),
                 "\(misspelt)")
+        #expect(misspelt.contains("<mark>lighthouse</mark>") || misspelt.contains("lighthouse.md"), "\(misspelt)")
+        let nothing = try get("/api/search?q=qzxvnothingclose").text
+        #expect(nothing.contains(">No matches<") && !nothing.contains("suggestion"))
         #expect(!hits.contains("Did you mean"))
 
         let source = try get("/api/search?q=lighthouse&group=source").text
