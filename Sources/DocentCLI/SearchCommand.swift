@@ -78,8 +78,7 @@ package struct SearchCommand: ParsableCommand {
             suggestions = fuzzy || shown ? try index.suggestions(for: request.match) : []
         } catch { throw IndexLocation.failure(error, path: index.path) }
         if fuzzy, !suggestions.isEmpty {
-            request.match = request.match?.widened(with: Dictionary(suggestions.map { ($0.word.lowercased(), [$0.suggestion]) },
-                                                                    uniquingKeysWith: +))
+            request.match = request.match?.widened(with: suggestions)
         }
         if follow {
             guard let following = Self.following else { throw CommandFailure("--follow is run by docent-engine") }
@@ -91,8 +90,7 @@ package struct SearchCommand: ParsableCommand {
         // (a list of paths for a script stays empty, with its exit status).
         var widened = fuzzy
         if hits.isEmpty, shown, !suggestions.isEmpty {
-            request.match = request.match?.widened(with: Dictionary(suggestions.map { ($0.word.lowercased(), [$0.suggestion]) },
-                                                                    uniquingKeysWith: +))
+            request.match = request.match?.widened(with: suggestions)
             do { hits = try index.search(request) } catch { throw IndexLocation.failure(error, path: index.path) }
             widened = !hits.isEmpty
         }

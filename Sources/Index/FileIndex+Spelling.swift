@@ -172,15 +172,24 @@ package enum Spelling {
 
 extension FTSExpression {
     /// The words typed as plain terms or inside phrases (not prefixes), in order.
-    public var plainWords: [String] {
+    public var plainWords: [String] { words(withPrefixes: false) }
+
+    /// The words of the positive part, in order: terms, phrases' words, and with `withPrefixes`
+    /// the prefixes' beginnings.
+    public func words(withPrefixes: Bool) -> [String] {
         switch self {
         case .term(let word): [word]
-        case .prefix: []
+        case .prefix(let start): withPrefixes ? [start] : []
         case .phrase(let words): words.flatMap { $0.split(separator: " ").map(String.init) }
-        case .and(let parts), .or(let parts): parts.flatMap(\.plainWords)
-        case .not(let positive, _): positive.plainWords
-        case .columns(_, let expression): expression.plainWords
+        case .and(let parts), .or(let parts): parts.flatMap { $0.words(withPrefixes: withPrefixes) }
+        case .not(let positive, _): positive.words(withPrefixes: withPrefixes)
+        case .columns(_, let expression): expression.words(withPrefixes: withPrefixes)
         }
+    }
+
+    /// The expression with each misspelt word matching its suggestion too.
+    public func widened(with suggestions: [SpellingSuggestion]) -> FTSExpression {
+        widened(with: Dictionary(suggestions.map { ($0.word.lowercased(), [$0.suggestion]) }, uniquingKeysWith: +))
     }
 
     /// The expression with each term in `alternatives` (by its lowercased word) matching its

@@ -36,14 +36,7 @@ public enum Relevance {
 
     /// The words of the query's positive part, lowercased, in order.
     static func words(_ expression: FTSExpression?) -> [String] {
-        guard let expression else { return [] }
-        switch expression {
-        case .term(let word), .prefix(let word): return [word.lowercased()]
-        case .phrase(let words): return words.map { $0.lowercased() }
-        case .and(let parts), .or(let parts): return parts.flatMap { words($0) }
-        case .not(let positive, _): return words(positive)
-        case .columns(_, let inner): return words(inner)
-        }
+        expression?.words(withPrefixes: true).map { $0.lowercased() } ?? []
     }
 
     /// The user's language (`LANG`'s, `de` of `de_DE.UTF-8`), nil for C/POSIX or none.

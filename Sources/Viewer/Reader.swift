@@ -130,7 +130,7 @@ extension ViewerServer {
             ?? (file.host == nil ? (try? FileStatus.lstat(FilePath(bytes: file.path)))?.signature ?? stored : stored)
         let pictures = file.host == nil && Self.isPaged(file) ? "/picture/\(id)?v=\(signature.modified)&page=" : nil
         guard let text = readerCache.text(id: id, signature: signature, make: {
-            (read?.text ?? readText(file, id: id)).map { ReaderText($0, pictures: pictures) }
+            (read?.text ?? readText(file, id: id, signature: signature)).map { ReaderText($0, pictures: pictures) }
         }) else { return nil }
         return (text, signature)
     }
@@ -159,9 +159,9 @@ extension ViewerServer {
         query.isEmpty ? nil : (try? SearchQuery.parse(query))?.match?.highlighted
     }
 
-    private func readText(_ file: IndexedFile, id: Int64) -> String? {
+    private func readText(_ file: IndexedFile, id: Int64, signature: FileSignature) -> String? {
         guard file.host == nil else { return (try? index.storedText(id: id, limit: documents.budget.textBytes)) ?? nil }
-        if let stored = storedTextIfCurrent(file, id: id) { return stored }
+        if let stored = storedTextIfCurrent(file, id: id, signature: signature) { return stored }
         let opener = documents.opener
         guard let prepared = try? opener.prepare(FilePath(bytes: file.path)), prepared.classification.status?.kind == .regular,
               case .success(let extraction?) = opener.read(prepared, preview: false, text: true, textBytes: opener.budget.readBytes)
@@ -173,11 +173,11 @@ extension ViewerServer {
     /// the file's now) and whose text is made by reading a format, not the file's own bytes: a
     /// 1,158-page PDF's text then costs an inflate (20 ms) instead of reading every page again
     /// (1.2 s). Nil when the file changed, is plain text (read as it is), or its stored text
-    /// may have been cut at the index's limit.
-    func storedTextIfCurrent(_ file: IndexedFile, id: Int64) -> String? {
+    /// may have been cut at the index's limit. `signature`: the file's now.
+    func storedTextIfCurrent(_ file: IndexedFile, id: Int64, signature: FileSignature) -> String? {
         guard file.errorKind == nil, let type = UTTypeRegistry.shared.type(identifier: file.contentType),
               let plainText = UTType("public.plain-text", registry: .shared), !type.conforms(to: plainText),
-              let now = try? FileStatus.lstat(FilePath(bytes: file.path)), file.signature.compared(to: now.signature) != .changed,
+              file.signature.compared(to: signature) != .changed,
               let stored = (try? index.storedText(id: id, limit: documents.budget.textBytes)) ?? nil,
               stored.utf8.count < documents.budget.textBytes - 4
         else { return nil }

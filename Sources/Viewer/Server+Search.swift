@@ -57,7 +57,7 @@ extension ViewerServer {
                 var corrected = false
                 if found.isEmpty, !suggestions.isEmpty, let match = request.match {
                     var meant = request
-                    meant.match = match.widened(with: Dictionary(suggestions.map { ($0.word.lowercased(), [$0.suggestion]) }, uniquingKeysWith: +))
+                    meant.match = match.widened(with: suggestions)
                     found = try index.search(meant)
                     (request, corrected) = (meant, !found.isEmpty)
                 }
