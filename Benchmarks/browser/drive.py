@@ -189,9 +189,10 @@ def test(url, root, artifacts):
         # A PDF: its first page as a picture.
         search_and_open(driver, field, "name:guide.pdf", "guide.pdf", "the PDF's first page to load")
         driver.save_screenshot(os.path.join(artifacts, "pdf-preview.png"))
-        thumbs = driver.execute_script(
-            "return Array.from(document.querySelectorAll('#hits img.thumb')).map(i => i.complete && i.naturalWidth)")
-        check(thumbs and all(thumbs), "the PDF's thumbnail in the list")
+        # The list's thumbnail is a request of its own, which may finish after the preview's picture.
+        wait(driver, lambda d: d.execute_script(
+            "const t = Array.from(document.querySelectorAll('#hits img.thumb'));"
+            " return t.length > 0 && t.every(i => i.complete && i.naturalWidth > 0)"), "the PDF's thumbnail in the list")
 
         # A 40-page PDF whose word is on its last page: the reader opens there, the match marked,
         # the picture of page 40 beside it; scrolling up, the picture follows the page read.
