@@ -100,7 +100,7 @@ package struct SearchCommand: ParsableCommand {
         for hit in shownHits { show(hit, event: nil, alsoAt: alsoAt[hit.id] ?? []) }
         if hits.isEmpty {
             // A person at a terminal is told; a script has the exit status and an empty output.
-            if Output.isTerminal, !json, !files, !print0 { Output.error("no matches for \(query.joined(separator: " ").terminalSafe)") }
+            if Output.isTerminal, !json, !files, !print0 { Output.error("no matches for \(Self.queryWords(query).joined(separator: " ").terminalSafe)") }
             throw ExitCode(1)
         }
     }
@@ -116,7 +116,7 @@ package struct SearchCommand: ParsableCommand {
         if widened {
             Output.line("Also searched: \(words), for " + suggestions.map { $0.word.terminalSafe }.joined(separator: ", ") + ".")
         } else {
-            Output.line("Did you mean \(words)? `docent search --fuzzy \(query.joined(separator: " ").terminalSafe)` searches it too.")
+            Output.line("Did you mean \(words)? `docent search --fuzzy \(Self.queryWords(query).joined(separator: " ").terminalSafe)` searches it too.")
         }
     }
 
@@ -179,10 +179,19 @@ package struct SearchCommand: ParsableCommand {
     }
 
     /// The parsed query as a request; a syntax error or an unknown type is a usage error.
+    /// The query's arguments without the `--` that ends the options (`docent search -- -draft
+    /// notes`), which `.allUnrecognized` hands over with them.
+    package static func queryWords(_ arguments: [String]) -> [String] {
+        guard let end = arguments.firstIndex(of: "--") else { return arguments }
+        var words = arguments
+        words.remove(at: end)
+        return words
+    }
+
     private func makeRequest(_ index: any IndexStore) throws -> SearchRequest {
         let parsed: SearchQuery
         do {
-            parsed = try SearchQuery.parse(query.joined(separator: " "))
+            parsed = try SearchQuery.parse(Self.queryWords(query).joined(separator: " "))
         } catch {
             throw CommandFailure(error.description)
         }

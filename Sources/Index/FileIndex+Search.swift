@@ -278,13 +278,25 @@ extension FileIndex {
         arguments.append(reranks ? 0 : max(request.offset, 0))
         return try read { db in
             var hits = try Row.fetchAll(db, sql: sql, arguments: StatementArguments(arguments)).map { Self.hit($0, snippet: "") }
+            var relaxed: Set<Int64> = []
             if reranks, let match = request.match {
                 // How near the words stand, for words that must all be there (not "either word").
                 let near = match.isConjunction && match.parts > 1 ? try Self.proximities(db, ids: hits.map(\.id), match: match) : [:]
+                // Titles that say part of a long question (page one only: the count is of full matches).
+                // Not when nothing matches: a misspelt word is then for "did you mean" to mend.
+                if request.offset == 0, !hits.isEmpty, let words = Self.relaxableWords(match) {
+                    let extra = try Self.relaxedHits(db, words: words, conditions: conditions, arguments: arguments.dropLast(2).map { $0 },
+                                                     excluding: Set(hits.map(\.id)))
+                    relaxed = Set(extra.map(\.id))
+                    hits += extra
+                }
                 hits = Array(Relevance.reranked(hits, for: match, proximity: near).dropFirst(max(request.offset, 0)).prefix(request.limit))
             }
             guard !hits.isEmpty, request.snippets else { return hits }
-            let snippets = try Self.snippets(db, ids: hits.map(\.id), match: request.match)
+            var snippets = try Self.snippets(db, ids: hits.map(\.id).filter { !relaxed.contains($0) }, match: request.match)
+            if let words = request.match.flatMap(Self.relaxableWords), case let ids = hits.map(\.id).filter(relaxed.contains), !ids.isEmpty {
+                snippets.merge(try Self.snippets(db, ids: ids, match: .or(words.map { .term($0) })), uniquingKeysWith: { a, _ in a })
+            }
             return hits.map { hit in
                 var hit = hit
                 hit.snippet = snippets[hit.id] ?? ""
@@ -322,7 +334,7 @@ extension FileIndex {
         return snippets
     }
 
-    private static func hit(_ row: Row, snippet: String) -> SearchHit {
+    static func hit(_ row: Row, snippet: String) -> SearchHit {
         let path: Data = row["path"]
         return SearchHit(id: row["id"], path: [UInt8](path), contentType: row["contentType"], title: row["title"], score: row["score"],
                          snippet: snippet, modified: row["modified"])

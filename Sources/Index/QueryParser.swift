@@ -42,6 +42,7 @@ struct QueryParser {
                 positives.append(try disjunction())
             }
         }
+        positives = StopWords.optional(positives)
         let positive: FTSExpression? = positives.isEmpty ? nil : positives.count == 1 ? positives[0] : .and(positives)
         let negative: FTSExpression? = negatives.isEmpty ? nil : negatives.count == 1 ? negatives[0] : .or(negatives)
         switch (positive, negative) {
@@ -94,6 +95,7 @@ struct QueryParser {
     static let fieldPlacement = "fields other than title: combine with the rest of the query by AND; they cannot stand inside parentheses or OR"
 
     static func combine(_ positives: [FTSExpression], _ negatives: [FTSExpression]) -> FTSExpression {
+        let positives = StopWords.optional(positives)
         let positive = positives.count == 1 ? positives[0] : .and(positives)
         if negatives.isEmpty { return positive }
         return .not(positive, negatives.count == 1 ? negatives[0] : .or(negatives))

@@ -68,7 +68,7 @@ public enum Relevance {
 
     /// Words side by side (a distance of 1) make the score 1 + this times as much; words
     /// further apart, by as much over their distance (SQLite's `docent_proximity`).
-    static let proximityFactor = 1.0
+    static let proximityFactor = 0.25
 
     /// The factor of one hit for a query of `words` whose words stand `distance` apart in it
     /// (nil or 0: not known, or one word).
@@ -90,8 +90,8 @@ public enum Relevance {
         }
         // The title holds the query's words: the more of them, the more (all of them most).
         if let title = title?.lowercased(), !title.isEmpty {
-            let titleWords = Set(title.split { !$0.isLetter && !$0.isNumber && $0 != "_" }.map(String.init))
-            let covered = Double(words.filter { titleWords.contains($0) }.count) / Double(words.count)
+            let titleWords = Set(title.split { !$0.isLetter && !$0.isNumber && $0 != "_" }.map { singular(String($0)) })
+            let covered = Double(words.filter { titleWords.contains(singular($0)) }.count) / Double(words.count)
             factor *= 1 + titleFactor * covered * covered
         }
         // Another language's translation, below the user's own (never removed).
@@ -104,6 +104,24 @@ public enum Relevance {
             factor *= 0.5
         }
         return factor
+    }
+
+    /// How many of `words` a file's title or name holds (a name's parts: `git-stash.1.gz`
+    /// holds "git" and "stash").
+    static func covered(_ words: [String], path: [UInt8], title: String?) -> Int {
+        let name = String(decoding: path.split(separator: UInt8(ascii: "/")).last ?? [], as: UTF8.self)
+        let held = Set(((title ?? "") + " " + name).lowercased().split { !$0.isLetter && !$0.isNumber }.map { singular(String($0)) })
+        return Set(words.map(singular)).filter(held.contains).count
+    }
+
+    /// A word without its plural `s` (Harman's S-stemmer): "dates" and "date", "libraries" and
+    /// "library" are one word of a title, as they are one term of the index.
+    static func singular(_ word: String) -> String {
+        guard word.count > 3, word.hasSuffix("s") else { return word }
+        if word.hasSuffix("ies"), !word.hasSuffix("eies"), !word.hasSuffix("aies") { return String(word.dropLast(3)) + "y" }
+        if word.hasSuffix("es"), !word.hasSuffix("aes"), !word.hasSuffix("ees"), !word.hasSuffix("oes") { return String(word.dropLast()) }
+        if word.hasSuffix("us") || word.hasSuffix("ss") { return word }
+        return String(word.dropLast())
     }
 
     /// `hits` (BM25's order, the best first) ordered again by each one's factor for `match`,

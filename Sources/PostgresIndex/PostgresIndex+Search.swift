@@ -42,11 +42,28 @@ extension PostgresIndex {
         if request.match != nil, request.ranked, request.refined, request.order == .relevance, request.offset < Relevance.window {
             var widened = request
             (widened.limit, widened.offset, widened.snippets) = (max(Relevance.window, request.offset + request.limit), 0, false)
-            let hits = Array(Relevance.reranked(try search(widened, counted: nil), for: request.match)
-                .dropFirst(request.offset).prefix(request.limit))
+            var found = try search(widened, counted: nil)
+            // Titles that say part of a long question, as with SQLite (`FileIndex.relaxedHits`).
+            let relaxable = request.offset == 0 && !found.isEmpty ? FileIndex.relaxableWords(request.match!) : nil
+            var relaxed: Set<Int64> = []
+            if let words = relaxable {
+                var candidates = widened
+                (candidates.match, candidates.limit) = (FileIndex.relaxedCandidateMatch(words), FileIndex.relaxedCandidates)
+                let extra = FileIndex.relaxedKept(try search(candidates, counted: nil), words: words, excluding: Set(found.map(\.id)))
+                if !extra.isEmpty {
+                    relaxed = Set(extra.map(\.id))
+                    found = try rescored(found + extra, words: words)
+                }
+            }
+            let hits = Array(Relevance.reranked(found, for: request.match).dropFirst(request.offset).prefix(request.limit))
             guard request.snippets, !hits.isEmpty else { return hits }
             let snippets = try run { connection throws(IndexError) in
-                try Self.snippets(connection, ids: hits.map(\.id), match: request.match, words: try TextWords())
+                let words = try TextWords()
+                var snippets = try Self.snippets(connection, ids: hits.map(\.id).filter { !relaxed.contains($0) }, match: request.match, words: words)
+                if let any = relaxable.map({ FTSExpression.or($0.map { .term($0) }) }), case let ids = hits.map(\.id).filter(relaxed.contains), !ids.isEmpty {
+                    snippets.merge(try Self.snippets(connection, ids: ids, match: any, words: words)) { a, _ in a }
+                }
+                return snippets
             }
             return hits.map { hit in
                 var hit = hit
@@ -233,6 +250,24 @@ extension PostgresIndex {
             let snippets = try Self.snippets(connection, ids: hits.map(\.id), match: request.match, words: words)
             for i in hits.indices { hits[i].snippet = snippets[hits[i].id] ?? "" }
             return hits
+        }
+    }
+
+    /// `hits` scored again by `ts_rank` over any of `words`: the full matches and the titles
+    /// holding part of the words on one scale (ts_rank's scores for all of some words and for
+    /// any of them are not comparable).
+    private func rescored(_ hits: [SearchHit], words: [String]) throws(IndexError) -> [SearchHit] {
+        let query = TSQuery.text(.or(words.map { .term($0) }), words: try TextWords())
+        let scores = try run { connection throws(IndexError) in
+            let rows = try connection.execute("""
+                SELECT id, ts_rank('\(Self.rankWeights)', rank_fts, $1::tsquery, 1) FROM docent_files WHERE id = ANY($2::bigint[])
+                """, [.text(query), .text("{" + hits.map { String($0.id) }.joined(separator: ",") + "}")])
+            return Dictionary((0..<rows.count).map { (rows.int($0, 0), rows.double($0, 1) ?? 0) }, uniquingKeysWith: { a, _ in a })
+        }
+        return hits.map { hit in
+            var hit = hit
+            hit.score = scores[hit.id] ?? hit.score
+            return hit
         }
     }
 

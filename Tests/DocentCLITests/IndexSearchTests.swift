@@ -253,14 +253,26 @@ struct IndexSearchTests {
         // A change log that says the word most, against the guide titled with it.
         try dir.write("rank/widget/changelog", String(repeating: "Fixed the widget. Widget again. ", count: 40))
         try dir.write("rank/widget/guide.md", "# Widget guide\n\nHow to build a widget from parts, and how the widget is tested.\n" + String(repeating: "More words about parts and tests. ", count: 30))
+        // A question in other words than its answer's: the page whose title says most of it
+        // (never "disk"), against a log that holds every word, scattered.
+        try dir.write("rank/man/man1/dfree.1", man("dfree", "report file system space usage", "Prints the space used and free on each mounted file system."))
+        try dir.write("rank/notes/log.txt", "show the log. " + String(repeating: "Lines about other things entirely. ", count: 30)
+            + "disk was replaced; " + String(repeating: "More unrelated lines here. ", count: 30) + "space usage of file systems went up.\n")
+        // A page without a question's small words ("by").
+        try dir.write("rank/man/man8/blockid.8", man("blockid", "locate block device attributes", "Lists block devices with their UUID and label."))
         _ = try index([dir.path + "/rank"], env: env)
-        func first(_ query: String) throws -> String {
-            let output = try Docent.run(["search", query, "--files", "--limit", "3"], environment: env).stdout
-            return String(output.split(separator: "\n").first ?? "").replacingOccurrences(of: dir.path + "/rank/", with: "")
+        func ranked(_ query: String) throws -> [String] {
+            let output = try Docent.run(["search", "--files", "--limit", "3", "--", query], environment: env).stdout
+            return output.split(separator: "\n").map { $0.replacingOccurrences(of: dir.path + "/rank/", with: "") }
         }
+        func first(_ query: String) throws -> String { try ranked(query).first ?? "" }
         #expect(try first("tool rebase") == "man/man1/tool-rebase.1")
         #expect(try first("seek") == "man/man1/seek.1")
         #expect(try first("widget") == "widget/guide.md")
+        #expect(try ranked("show disk space usage of file systems") == ["man/man1/dfree.1", "notes/log.txt"])
+        #expect(try first("list block devices by uuid") == "man/man8/blockid.8")
+        // A misspelt word matches nothing: no title with the other words stands in for it.
+        #expect(try ranked("show dixk space usage of file systems").isEmpty)
         // The translation is still found, after.
         let all = try Docent.run(["search", "seek", "--files"], environment: env).stdout
         #expect(all.contains("man/de/man1/seek.1"))

@@ -19,6 +19,14 @@ struct SearchQueryTests {
         ("max_retry_count", .term("max_retry_count")),
         ("title:plan", .columns(["title"], .term("plan"))),
         ("title:\"migration plan\"", .columns(["title"], .phrase(["migration", "plan"]))),
+        // Stop words are left out among other words, kept alone, in phrases and in OR.
+        ("list block devices by uuid", .and([.term("list"), .term("block"), .term("devices"), .term("uuid")])),
+        ("The Hobbit", .term("Hobbit")),
+        ("the", .term("the")),
+        ("to be", .and([.term("to"), .term("be")])),
+        ("\"change root for a command\"", .phrase(["change", "root", "for", "a", "command"])),
+        ("the OR a", .or([.term("the"), .term("a")])),
+        ("(uuid of disk) OR the", .or([.and([.term("uuid"), .term("disk")]), .term("the")])),
     ])
     func fullText(text: String, expected: FTSExpression) throws {
         #expect(try SearchQuery.parse(text, now: Self.now).match == expected)
