@@ -28,6 +28,9 @@ struct RelevanceBench: ParsableCommand {
     @Flag(help: "Print the figures as one JSON object.")
     var json = false
 
+    @Option(help: "Simulated known-item queries of each kind (distinctive and common words), 0 for none.")
+    var knownItems = 100
+
     func run() throws {
         let judged = try JudgedQuery.load(queries)
         guard !judged.isEmpty else { throw ValidationError("no questions in \(queries)") }
@@ -66,12 +69,40 @@ struct RelevanceBench: ParsableCommand {
                                    figures["success@1"]!, figures["success@3"]!, figures["MRR@10"]!, figures["nDCG@10"]!))
             }
         }
+        var knownRows: [String] = []
+        if knownItems > 0 {
+            let topics = try KnownItems.topics(root: root, count: knownItems)
+            for (name, ranked) in systems {
+                var ranks: [(String, Int?)] = []
+                for topic in topics {
+                    let rank = KnownItems.rank(of: topic, in: try ranked(JudgedQuery(kind: "name", query: topic.query, answers: [topic.path])),
+                                               root: root)
+                    if each { print("\(name)\tknown-\(topic.kind)\t\(rank.map(String.init) ?? "-")\t\(topic.query)\t\(topic.path)") }
+                    ranks.append((topic.kind, rank))
+                }
+                for kind in ["distinctive", "common"] {
+                    let chosen = ranks.filter { $0.0 == kind }.map(\.1)
+                    let n = Double(chosen.count)
+                    let figures = [
+                        "success@1": Double(chosen.filter { $0 == 1 }.count) / n,
+                        "MRR@10": chosen.reduce(0) { $0 + ($1.map { 1 / Double($0) } ?? 0) } / n,
+                    ]
+                    report["\(name) known-\(kind)"] = figures
+                    knownRows.append(String(format: "| %@ | %@ | %d | %.2f | %.3f |", name, kind, chosen.count,
+                                            figures["success@1"]!, figures["MRR@10"]!))
+                }
+            }
+        }
         if json {
             print(String(decoding: try JSONSerialization.data(withJSONObject: report, options: [.sortedKeys]), as: UTF8.self))
         } else {
             print("| system | questions | n | success@1 | success@3 | MRR@10 | nDCG@10 |")
             print("|---|---|---:|---:|---:|---:|---:|")
             rows.forEach { print($0) }
+            guard !knownRows.isEmpty else { return }
+            print("\n| system | known items | n | success@1 | MRR@10 |")
+            print("|---|---|---:|---:|---:|")
+            knownRows.forEach { print($0) }
         }
     }
 
