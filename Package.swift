@@ -197,8 +197,11 @@ let package = Package(
                 .product(name: "SystemPackage", package: "swift-system"),
             ],
             resources: [.embedInCode("Desktop/search-provider.service"), .embedInCode("Desktop/search-provider.ini"),
-                        .embedInCode("Desktop/krunner.desktop"), .embedInCode("Desktop/docent.desktop")]
+                        .embedInCode("Desktop/krunner.desktop"), .embedInCode("Desktop/docent.desktop")],
+            plugins: ["BuildInfoPlugin"]
         ),
+        // The commit `docent --version` names, written at build time.
+        .plugin(name: "BuildInfoPlugin", capability: .buildTool(), path: "Sources/BuildInfoPlugin"),
         // `docent serve`: the viewer in a browser, on Hummingbird (a product of its own, so an
         // app built on DocentKit adds it by choice).
         .target(

@@ -19,7 +19,7 @@ struct Docent: AsyncParsableCommand {
             Environment: DOCENT_CONFIG_DIR (default $XDG_CONFIG_HOME/docent) holds content-types.yaml; \
             XDG_DATA_HOME and XDG_DATA_DIRS locate the shared-mime-info database.
             """,
-        version: "0.1.0",
+        version: DocentMain.version + " (commit " + BuildInfo.commit + ")",
         subcommands: [IndexCommand.self, WatchCommand.self, SearchCommand.self, StatusCommand.self, PreviewCommand.self, ExportCommand.self, InfoCommand.self, TypesCommand.self,
                       PauseCommand.self, ResumeCommand.self, DesktopCommand.self]
             + DocentMain.commands
@@ -30,6 +30,9 @@ struct Docent: AsyncParsableCommand {
 /// the built-in viewing groups: what `docent-engine` is (with none) and what a `DocentApp`'s
 /// `main()` does (with its scene's).
 public enum DocentMain {
+    /// Docent's release (CHANGELOG.md); `docent --version` adds the commit built from.
+    public static let version = "0.1.0"
+
     /// On the main actor, so the helper's `serve` starts on the main thread before any task
     /// does: a helper that ran on Swift's cooperative pool had threads that libdispatch gave
     /// their own QoS priority (nice 0 and -4), not the idle class it inherited.

@@ -29,6 +29,25 @@ struct ManualAndCompletionTests {
         return found
     }
 
+    @Test("docent --version names the release and the commit the executable was built from")
+    func version() throws {
+        let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        let result = try Docent.run(["--version"])
+        #expect(result.status == 0)
+        let line = result.stdout.trimmingCharacters(in: .newlines)
+        #expect(line.wholeMatch(of: /[0-9]+\.[0-9]+\.[0-9]+ \(commit ([0-9a-f]{12}|unknown)\)/) != nil, "\(line)")
+        // Built in a git checkout: its commit (the build runs again when HEAD moves).
+        let git = Process()
+        git.executableURL = URL(fileURLWithPath: "/usr/bin/git")
+        git.arguments = ["-C", repository.path, "rev-parse", "--short=12", "HEAD"]
+        let pipe = Pipe()
+        (git.standardOutput, git.standardError) = (pipe, FileHandle.nullDevice)
+        guard (try? git.run()) != nil else { return }
+        let head = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self).trimmingCharacters(in: .newlines)
+        git.waitUntilExit()
+        if git.terminationStatus == 0 { #expect(line.hasSuffix("(commit \(head))"), "\(line) against HEAD \(head)") }
+    }
+
     @Test("docs/docent.1 names every command and option (make it again as docs/Install.md says)")
     func manualIsCurrent() throws {
         let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
