@@ -11,7 +11,7 @@ echo "check-deb: built $deb ($(du -h "$deb" | cut -f1))"
 dpkg-deb --info "$deb" | sed -n '/Depends:/p'
 
 # lintian: no errors; its warnings are listed (docs/Install.md says why each is kept).
-lintian --fail-on error --no-tag-display-limit "$deb" || fail "lintian found errors"
+lintian --fail-on error --tag-display-limit 0 "$deb" || fail "lintian found errors"
 
 [ "$(id -u)" = 0 ] || fail "installing needs root"
 sudo=$(command -v sudo || true)
@@ -40,7 +40,8 @@ serve=$!
 for _ in $(seq 1 100); do grep -q 'http://127.0.0.1' serve.out 2>/dev/null && break; sleep 0.1; done
 url=$(grep -o 'http://127.0.0.1[^ ]*' serve.out | head -1)
 [ -n "$url" ] || { cat serve.err >&2; fail "docent serve printed no address"; }
-curl -fsS "$url" | grep -q '<title>' || fail "docent serve: no page at $url"
+# The token becomes a cookie, then the page.
+curl -fsSL -c cookies -b cookies "$url" | grep -q '<title>' || fail "docent serve: no page at $url"
 [ "$(curl -s -o /dev/null -w '%{http_code}' "${url%%\?*}")" != 200 ] || fail "docent serve answered without its token"
 kill "$serve" && wait "$serve" || true
 
