@@ -1,5 +1,4 @@
 import DocentKit
-import Foundation
 
 /// iCalendar (RFC 5545), as calendar programs export it: each event, to-do and journal entry
 /// with its summary, start, end, place and description. Docent's own reader sees only text.

@@ -1,5 +1,4 @@
 import DocentKit
-import Foundation
 
 struct LogDocument: FileDocument {
     static var readableContentTypes: [UTType] { [UTType(exportedAs: "com.example.app-log", conformingTo: .plainText)] }
@@ -19,6 +18,19 @@ struct LogDocent: DocentApp {
         DocumentGroup(viewing: LogDocument.self) { file in
             Title("Application log")
             Text("\(file.document.lines.count) lines")
+        }
+        // Apple-style documents (AppleStyleDocuments.swift).
+        DocumentGroup(viewing: TextFile.self) { file in
+            Title("Memo")
+            Text(file.document.text)
+        }
+        DocumentGroup(viewing: JournalDocument.self) { file in
+            Title("Journal")
+            Text(file.document.text)
+        }
+        DocumentGroup(viewing: BlobDocument.self) { file in
+            Title("Blob")
+            Text("\(file.document.count) bytes")
         }
     }
 }
