@@ -79,9 +79,9 @@ public struct SharedMIMEEvidence: Sendable, Hashable {
     public var typeName: String
     public var source: Source
     /// The magic sections that matched, best first (for `docent info`).
-    public var magicHits: [MagicHit]
+    package var magicHits: [MagicHit]
     /// The root element, when the bytes are XML.
-    public var xmlRoot: XMLRoot.Element?
+    package var xmlRoot: XMLRoot.Element?
 }
 
 /// The Shared MIME-info Database's detection: globs by weight and length, magic with

@@ -9,14 +9,14 @@ import Yams
 ///
 /// A malformed entry is reported with its file and line and skipped; the rest loads.
 /// A file that is not YAML at all is one diagnostic and no declarations.
-public enum DeclarationFile {
+package enum DeclarationFile {
     /// The keys an entry may have.
     static let knownKeys: Set<String> = [
         "identifier", "conformsTo", "description", "mimeTypes", "extensions", "globs", "magic", "rootXML",
     ]
 
     /// Parses `text`, naming `file` in diagnostics; `userFile` marks entries as the user's.
-    public static func parse(
+    package static func parse(
         _ text: String, file: String, isUserFile: Bool
     ) -> (declarations: [UTTypeDeclaration], diagnostics: [DeclarationDiagnostic]) {
         var diagnostics: [DeclarationDiagnostic] = []
@@ -50,7 +50,7 @@ public enum DeclarationFile {
     }
 
     /// Reads and parses the file at `path`; a missing file declares nothing.
-    public static func load(path: String, isUserFile: Bool) -> (declarations: [UTTypeDeclaration], diagnostics: [DeclarationDiagnostic]) {
+    package static func load(path: String, isUserFile: Bool) -> (declarations: [UTTypeDeclaration], diagnostics: [DeclarationDiagnostic]) {
         guard FileManager.default.fileExists(atPath: path) else { return ([], []) }
         guard let data = WholeFile.read(path) else {
             return ([], [DeclarationDiagnostic(file: path, line: nil, message: "cannot be read; check its permissions")])

@@ -5,25 +5,25 @@ import Darwin
 #endif
 
 /// One glob pattern from shared-mime-info's `globs2` (or a declared extension).
-public struct GlobRule: Sendable, Hashable {
+package struct GlobRule: Sendable, Hashable {
     /// The MIME type the pattern names; empty when the rule names a type by `identifier`.
-    public var mimeType: String
+    package var mimeType: String
     /// The type identifier the rule names directly (a declared extension of a type without MIME type).
-    public var identifier: String? = nil
+    package var identifier: String? = nil
     /// The pattern, such as `*.tar.gz`, `Makefile` or `*.[1-9]`.
-    public var pattern: String
+    package var pattern: String
     /// Higher weights win; shared-mime-info's default is 50.
-    public var weight: Int
+    package var weight: Int
     /// Whether the pattern must match the name's case exactly (the `cs` flag).
-    public var caseSensitive: Bool
+    package var caseSensitive: Bool
 }
 
 /// A name matched to a MIME type by a glob.
-public struct GlobMatch: Sendable, Hashable {
+package struct GlobMatch: Sendable, Hashable {
     /// The rule that matched.
-    public var rule: GlobRule
+    package var rule: GlobRule
     /// Whether the rule was a literal name (such as `Makefile`), which beats every pattern.
-    public var isLiteral: Bool
+    package var isLiteral: Bool
 }
 
 /// Matches file names against glob rules the way the shared-mime-info specification says:
@@ -31,24 +31,24 @@ public struct GlobMatch: Sendable, Hashable {
 /// (`*.tar.gz` before `*.gz`). Patterns without the `cs` flag match the lower-cased name.
 ///
 /// Pure: a function of its rules and the name, no disk access.
-public struct GlobTable: Sendable {
+package struct GlobTable: Sendable {
     private var literals: [String: [GlobRule]] = [:]          // exact name (cs) or lowercased pattern (ci)
     private var suffixes: [String: [GlobRule]] = [:]          // "*.ext" rules keyed by ".ext" as written
     private var patterns: [GlobRule] = []                     // everything else, matched with fnmatch
     private var maxSuffixLength = 0
     /// Every rule, in the order added.
-    public private(set) var rules: [GlobRule] = []
+    package private(set) var rules: [GlobRule] = []
 
     /// An empty table.
-    public init() {}
+    package init() {}
 
     /// A table holding `rules`.
-    public init(_ rules: some Sequence<GlobRule>) {
+    package init(_ rules: some Sequence<GlobRule>) {
         for rule in rules { add(rule) }
     }
 
     /// Adds a rule.
-    public mutating func add(_ rule: GlobRule) {
+    package mutating func add(_ rule: GlobRule) {
         rules.append(rule)
         let p = rule.pattern
         if !p.contains(where: { $0 == "*" || $0 == "?" || $0 == "[" }) {
@@ -66,7 +66,7 @@ public struct GlobTable: Sendable {
     ///
     /// A literal match excludes patterns. Several results mean the name alone is ambiguous
     /// or that weaker rules matched too; callers choose among them with content evidence.
-    public func matches(fileName name: String) -> [GlobMatch] {
+    package func matches(fileName name: String) -> [GlobMatch] {
         let lower = name.lowercased()
         var found: [GlobMatch] = []
         for rule in literals[name] ?? [] where rule.caseSensitive { found.append(GlobMatch(rule: rule, isLiteral: true)) }

@@ -1,5 +1,5 @@
 /// Helpers for MIME type strings (`media/subtype`).
-public enum MIMEType {
+package enum MIMEType {
     /// Whether `string` looks like `media/subtype` with token characters only.
     public static func isValid(_ string: String) -> Bool {
         let parts = string.split(separator: "/", omittingEmptySubsequences: false)

@@ -6,14 +6,14 @@ import Darwin
 
 /// One test of a magic rule: `value` (under `mask`) found at `offset`, or anywhere in
 /// `offset ..< offset + range`; a matchlet with children matches only if one child does too.
-public struct Matchlet: Sendable, Hashable {
-    public var offset: Int
-    public var range: Int
-    public var value: [UInt8]
-    public var mask: [UInt8]?
-    public var children: [Matchlet]
+package struct Matchlet: Sendable, Hashable {
+    package var offset: Int
+    package var range: Int
+    package var value: [UInt8]
+    package var mask: [UInt8]?
+    package var children: [Matchlet]
 
-    public init(offset: Int, range: Int = 1, value: [UInt8], mask: [UInt8]? = nil, children: [Matchlet] = []) {
+    package init(offset: Int, range: Int = 1, value: [UInt8], mask: [UInt8]? = nil, children: [Matchlet] = []) {
         self.offset = offset
         self.range = max(range, 1)
         self.value = value
@@ -62,16 +62,16 @@ public struct Matchlet: Sendable, Hashable {
 }
 
 /// The magic rules of one type at one priority: it matches when any top-level matchlet does.
-public struct MagicSection: Sendable, Hashable {
+package struct MagicSection: Sendable, Hashable {
     /// 0–100; 50 is the default, 80 and above overrides a name's glob.
-    public var priority: Int
+    package var priority: Int
     /// The MIME type the section names; empty when it names a type by `identifier`.
-    public var mimeType: String
+    package var mimeType: String
     /// The type identifier, for a Docent declaration that has no MIME type.
-    public var identifier: String?
-    public var matchlets: [Matchlet]
+    package var identifier: String?
+    package var matchlets: [Matchlet]
 
-    public init(priority: Int, mimeType: String, identifier: String? = nil, matchlets: [Matchlet]) {
+    package init(priority: Int, mimeType: String, identifier: String? = nil, matchlets: [Matchlet]) {
         self.priority = priority
         self.mimeType = mimeType
         self.identifier = identifier
@@ -79,37 +79,37 @@ public struct MagicSection: Sendable, Hashable {
     }
 
     /// Whether `data` (a file's first bytes) satisfies the section.
-    public func matches(_ data: UnsafeRawBufferPointer) -> Bool { matchlets.contains { $0.matches(data) } }
+    package func matches(_ data: UnsafeRawBufferPointer) -> Bool { matchlets.contains { $0.matches(data) } }
 
     /// The type named: the MIME type, or the identifier.
-    public var typeName: String { identifier ?? mimeType }
+    package var typeName: String { identifier ?? mimeType }
 }
 
 /// A magic section that matched a file.
-public struct MagicHit: Sendable, Hashable {
-    public var mimeType: String
-    public var identifier: String?
-    public var priority: Int
-    public var typeName: String { identifier ?? mimeType }
+package struct MagicHit: Sendable, Hashable {
+    package var mimeType: String
+    package var identifier: String?
+    package var priority: Int
+    package var typeName: String { identifier ?? mimeType }
 }
 
 /// Content rules by type: shared-mime-info's compiled `magic` file and Docent's declarations,
 /// tried in priority order.
-public struct MagicRules: Sendable {
+package struct MagicRules: Sendable {
     /// Sections, highest priority first (in file order within a priority, as `update-mime-database` sorts them).
-    public private(set) var sections: [MagicSection] = []
+    package private(set) var sections: [MagicSection] = []
     /// Types that have at least one section (canonical MIME types and identifiers).
-    public private(set) var typesWithMagic: Set<String> = []
+    package private(set) var typesWithMagic: Set<String> = []
     /// How many bytes of a file the rules read, at most.
-    public private(set) var extent = 0
+    package private(set) var extent = 0
     /// Sections by the byte every one of their tests needs at offset 0 (most of them: `%PDF`,
     /// `PK\3\4`, `OggS`), so a file is tried only against those that can match its first byte
     /// and the rest; nil until `reindex()`.
     private var index: (byFirstByte: [[Int]], others: [Int])?
 
-    public init() {}
+    package init() {}
 
-    public init(_ sections: [MagicSection]) {
+    package init(_ sections: [MagicSection]) {
         for s in sections { add(s) }
     }
 
@@ -122,7 +122,7 @@ public struct MagicRules: Sendable {
     }
 
     /// Adds `section`, keeping priority order (a stable insert after its equals).
-    public mutating func add(_ section: MagicSection) {
+    package mutating func add(_ section: MagicSection) {
         index = nil
         let at = sections.firstIndex { $0.priority < section.priority } ?? sections.endIndex
         sections.insert(section, at: at)
@@ -131,14 +131,14 @@ public struct MagicRules: Sendable {
     }
 
     /// Drops every section of `typeName` (a higher-priority directory's `__NOMAGIC__`, or its own rules).
-    public mutating func removeAll(of typeName: String) {
+    package mutating func removeAll(of typeName: String) {
         index = nil
         sections.removeAll { $0.typeName == typeName }
         typesWithMagic.remove(typeName)
     }
 
     /// Every section that matches `data`, highest priority first.
-    public func hits(_ data: UnsafeRawBufferPointer) -> [MagicHit] {
+    package func hits(_ data: UnsafeRawBufferPointer) -> [MagicHit] {
         var found: [MagicHit] = []
         func test(_ section: MagicSection) {
             if section.matches(data) {
@@ -163,7 +163,7 @@ public struct MagicRules: Sendable {
     }
 
     /// Builds the first-byte index; call once the sections are all added (adding more drops it).
-    public mutating func reindex() {
+    package mutating func reindex() {
         var byFirstByte = [[Int]](repeating: [], count: 256), others: [Int] = []
         for (k, section) in sections.enumerated() {
             let firsts = section.matchlets.map { m -> UInt8? in
@@ -178,7 +178,7 @@ public struct MagicRules: Sendable {
         index = (byFirstByte, others)
     }
 
-    public func hits(_ bytes: [UInt8]) -> [MagicHit] { bytes.withUnsafeBytes { hits($0) } }
+    package func hits(_ bytes: [UInt8]) -> [MagicHit] { bytes.withUnsafeBytes { hits($0) } }
 
     // MARK: - The compiled format
 
@@ -188,7 +188,7 @@ public struct MagicRules: Sendable {
     /// A malformed section is skipped from its first bad line to the next section.
     ///
     /// - Returns: the sections, and the types a `__NOMAGIC__` line clears in lower directories.
-    public static func parseCompiled(_ data: [UInt8]) -> (sections: [MagicSection], cleared: [String]) {
+    package static func parseCompiled(_ data: [UInt8]) -> (sections: [MagicSection], cleared: [String]) {
         let header = Array("MIME-Magic\0\n".utf8)
         guard data.count >= header.count, Array(data[0..<header.count]) == header else { return ([], []) }
         var sections: [MagicSection] = [], cleared: [String] = []
@@ -281,21 +281,21 @@ public struct MagicRules: Sendable {
 }
 
 /// XML root elements that name a type: shared-mime-info's `XMLnamespaces` and Docent's declarations.
-public struct XMLRootRules: Sendable {
+package struct XMLRootRules: Sendable {
     /// "namespace localName" → the type's MIME type (or identifier).
-    public private(set) var types: [String: String] = [:]
+    package private(set) var types: [String: String] = [:]
 
-    public init() {}
+    package init() {}
 
-    public mutating func add(namespace: String, localName: String, type: String) {
+    package mutating func add(namespace: String, localName: String, type: String) {
         types[namespace + " " + localName] = type
     }
 
     /// The type for a root element, if one is declared.
-    public func type(namespace: String, localName: String) -> String? { types[namespace + " " + localName] }
+    package func type(namespace: String, localName: String) -> String? { types[namespace + " " + localName] }
 
     /// Parses `XMLnamespaces`: lines `namespaceURI localName mimetype`.
-    public static func parse(_ text: String) -> [(namespace: String, localName: String, mimeType: String)] {
+    package static func parse(_ text: String) -> [(namespace: String, localName: String, mimeType: String)] {
         text.split(separator: "\n").compactMap { line in
             let f = line.split(separator: " ", omittingEmptySubsequences: false)
             guard f.count == 3, !f[1].isEmpty, !f[2].isEmpty else { return nil }

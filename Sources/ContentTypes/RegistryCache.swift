@@ -11,12 +11,12 @@ import Foundation
 ///
 /// Like shared-mime-info's own `mime.cache`, it is only an accelerator: a missing, stale,
 /// damaged or unwritable cache means the registry is built as before.
-public enum RegistryCache {
+package enum RegistryCache {
     /// The format's version; a different one is a miss.
     static let version: UInt64 = 1
 
     /// `$XDG_CACHE_HOME/docent/types.cache`; nil when `DOCENT_TYPES_CACHE=0`.
-    public static func path(environment: [String: String]) -> String? {
+    package static func path(environment: [String: String]) -> String? {
         if environment["DOCENT_TYPES_CACHE"] == "0" { return nil }
         let cache = environment["XDG_CACHE_HOME"].flatMap { $0.hasPrefix("/") ? $0 : nil }
             ?? (environment["HOME"] ?? NSHomeDirectory()) + "/.cache"
@@ -91,7 +91,7 @@ public enum RegistryCache {
     /// The descriptions file beside the cache at `path`: its key's hash on the first line, then
     /// `identifier<TAB>description` a line — what a search prints for each hit's type, read in
     /// well under a millisecond where the whole registry takes 30.
-    public static func namesPath(_ path: String) -> String { path + ".names" }
+    package static func namesPath(_ path: String) -> String { path + ".names" }
 
     /// The types' descriptions stored beside the cache at `path` under `key`; nil when the
     /// file is missing or stale.

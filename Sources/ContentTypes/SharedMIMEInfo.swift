@@ -8,28 +8,28 @@ import Foundation
 ///
 /// The generated files are what the specification tells applications to read: they merge
 /// every package file (the system's and the user's) and are cheap to load at start-up.
-public struct SharedMIMEInfo: Sendable {
+package struct SharedMIMEInfo: Sendable {
     /// Every MIME type known, canonical names only.
-    public var types: Set<String> = []
+    package var types: Set<String> = []
     /// Alias → canonical MIME type.
-    public var aliases: [String: String] = [:]
+    package var aliases: [String: String] = [:]
     /// MIME type → its declared parents (`sub-class-of`).
-    public var parents: [String: [String]] = [:]
+    package var parents: [String: [String]] = [:]
     /// Glob rules, in the order found.
-    public var globs: [GlobRule] = []
+    package var globs: [GlobRule] = []
     /// Content rules (`magic`), highest priority first.
-    public var magic = MagicRules()
+    package var magic = MagicRules()
     /// XML root elements that name a type (`XMLnamespaces`).
-    public var xmlRoots = XMLRootRules()
+    package var xmlRoots = XMLRootRules()
     /// The directories read, highest priority first.
-    public var directories: [String] = []
+    package var directories: [String] = []
 
     /// An empty database.
-    public init() {}
+    package init() {}
 
     /// The `mime` directories of the XDG base directories, highest priority first:
     /// `$XDG_DATA_HOME/mime`, then each of `$XDG_DATA_DIRS` (default `/usr/local/share:/usr/share`).
-    public static func defaultDirectories(environment: [String: String] = ProcessInfo.processInfo.environment) -> [String] {
+    package static func defaultDirectories(environment: [String: String] = ProcessInfo.processInfo.environment) -> [String] {
         let home = environment["HOME"] ?? NSHomeDirectory()
         let dataHome = environment["XDG_DATA_HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? home + "/.local/share"
         let dataDirs = environment["XDG_DATA_DIRS"].flatMap { $0.isEmpty ? nil : $0 } ?? "/usr/local/share:/usr/share"
@@ -38,7 +38,7 @@ public struct SharedMIMEInfo: Sendable {
 
     /// Loads and merges the databases in `directories` (highest priority first);
     /// directories without generated files are skipped.
-    public static func load(directories: [String]) -> SharedMIMEInfo {
+    package static func load(directories: [String]) -> SharedMIMEInfo {
         var db = SharedMIMEInfo()
         // Lowest priority first, so higher ones override.
         for dir in directories.reversed() {
@@ -97,7 +97,7 @@ public struct SharedMIMEInfo: Sendable {
 
     /// The English `<comment>` of `mimeType`, from `<media>/<subtype>.xml` in the first
     /// directory that has one.
-    public static func comment(for mimeType: String, directories: [String]) -> String? {
+    package static func comment(for mimeType: String, directories: [String]) -> String? {
         for dir in directories {
             guard let text = read(dir + "/" + mimeType + ".xml") else { continue }
             var rest = Substring(text)

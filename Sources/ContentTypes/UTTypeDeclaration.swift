@@ -16,9 +16,9 @@ public struct UTTypeDeclaration: Sendable, Hashable {
     /// Further name patterns (`Dockerfile`, `meson.build`, `*.nix.in`), matched as shared-mime-info's globs.
     public var globs: [String] = []
     /// Content rules: each matches when its value is found in its offset range.
-    public var magic: [MagicDeclaration] = []
+    package var magic: [MagicDeclaration] = []
     /// XML root elements that mean this type.
-    public var rootXML: [XMLRoot.Element] = []
+    package var rootXML: [XMLRoot.Element] = []
     /// Where the declaration came from.
     public var origin: Origin
 
@@ -56,7 +56,7 @@ public struct UTTypeDeclaration: Sendable, Hashable {
 
 /// A declared content rule: `value` at `offset` (or anywhere up to `offset + range - 1`),
 /// and, when it has `children`, one of them too.
-public struct MagicDeclaration: Sendable, Hashable {
+package struct MagicDeclaration: Sendable, Hashable {
     public var priority: Int
     public var offset: Int
     public var range: Int
@@ -72,13 +72,13 @@ public struct MagicDeclaration: Sendable, Hashable {
     }
 
     /// The rule as a matchlet.
-    public var matchlet: Matchlet {
+    package var matchlet: Matchlet {
         Matchlet(offset: offset, range: range, value: value, children: children.map(\.matchlet))
     }
 }
 
 /// A problem found while loading declarations: the entry is skipped, the rest loads.
-public struct DeclarationDiagnostic: Sendable, Hashable, CustomStringConvertible {
+package struct DeclarationDiagnostic: Sendable, Hashable, CustomStringConvertible {
     /// The file the problem is in.
     public var file: String
     /// The 1-based line of the problem, when known.

@@ -3,7 +3,7 @@ import Foundation
 extension UTTypeRegistry {
     /// The prefix of identifiers derived from shared-mime-info types that no declaration
     /// claims: `image/x-xcf` becomes `org.freedesktop.mime.image.x-xcf`.
-    public static let derivedIdentifierPrefix = "org.freedesktop.mime."
+    package static let derivedIdentifierPrefix = "org.freedesktop.mime."
 
     /// Weight of a glob made from a Docent-declared extension: below shared-mime-info's
     /// default of 50, so the system database decides where both speak, and Docent fills gaps.
@@ -18,7 +18,7 @@ extension UTTypeRegistry {
     ///   - mimeInfo: the shared-mime-info database (layer 2).
     ///   - user: the user's declarations (layer 3).
     ///   - diagnostics: problems already found while reading the layers.
-    public static func build(
+    package static func build(
         builtIn: [UTTypeDeclaration], mimeInfo: SharedMIMEInfo, user: [UTTypeDeclaration] = [],
         diagnostics: [DeclarationDiagnostic] = []
     ) -> UTTypeRegistry {
@@ -188,7 +188,7 @@ extension UTTypeRegistry {
     }
 
     /// The identifier Docent gives a MIME type that nothing declares.
-    public static func derivedIdentifier(forMIMEType mime: String) -> String {
+    package static func derivedIdentifier(forMIMEType mime: String) -> String {
         var out = derivedIdentifierPrefix
         for scalar in mime.unicodeScalars {
             switch scalar {

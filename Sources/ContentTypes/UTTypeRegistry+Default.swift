@@ -6,10 +6,10 @@ extension UTTypeRegistry {
     public static let shared: UTTypeRegistry = load()
 
     /// Where Docent's shipped declarations are named in diagnostics.
-    public static let builtInDeclarationsName = "Config/content-types.yaml"
+    package static let builtInDeclarationsName = "Config/content-types.yaml"
 
     /// Docent's own declarations (layer 1), compiled into the binary from `Config/content-types.yaml`.
-    public static func builtInDeclarations() -> (declarations: [UTTypeDeclaration], diagnostics: [DeclarationDiagnostic]) {
+    package static func builtInDeclarations() -> (declarations: [UTTypeDeclaration], diagnostics: [DeclarationDiagnostic]) {
         DeclarationFile.parse(
             String(decoding: PackageResources.content_types_yaml, as: UTF8.self),
             file: builtInDeclarationsName, isUserFile: false)
@@ -17,20 +17,20 @@ extension UTTypeRegistry {
 
     /// Docent's configuration directory: `$DOCENT_CONFIG_DIR`, else `$XDG_CONFIG_HOME/docent`,
     /// else `~/.config/docent`.
-    public static func configDirectory(environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
+    package static func configDirectory(environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
         if let dir = environment["DOCENT_CONFIG_DIR"], !dir.isEmpty { return dir }
         if let xdg = environment["XDG_CONFIG_HOME"], !xdg.isEmpty { return xdg + "/docent" }
         return (environment["HOME"] ?? NSHomeDirectory()) + "/.config/docent"
     }
 
     /// The user's declaration file: `content-types.yaml` in the configuration directory.
-    public static func userDeclarationsPath(environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
+    package static func userDeclarationsPath(environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
         configDirectory(environment: environment) + "/content-types.yaml"
     }
 
     /// A fingerprint of what the registry is built from in `environment`: Docent's declarations
     /// and the stamps of the shared-mime-info and user files (the types cache's key, hashed).
-    public static func inputsFingerprint(environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
+    package static func inputsFingerprint(environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
         let key = RegistryCache.key(builtIn: PackageResources.content_types_yaml,
                                     mimeDirectories: SharedMIMEInfo.defaultDirectories(environment: environment),
                                     userFiles: [userDeclarationsPath(environment: environment)])
@@ -39,7 +39,7 @@ extension UTTypeRegistry {
 
     /// Loads the three layers from the places `environment` points to, through the on-disk
     /// `RegistryCache` when its key still matches them.
-    public static func load(environment: [String: String] = ProcessInfo.processInfo.environment) -> UTTypeRegistry {
+    package static func load(environment: [String: String] = ProcessInfo.processInfo.environment) -> UTTypeRegistry {
         let directories = SharedMIMEInfo.defaultDirectories(environment: environment)
         let userFiles = [userDeclarationsPath(environment: environment)]
         guard let cache = RegistryCache.path(environment: environment) else {
@@ -56,7 +56,7 @@ extension UTTypeRegistry {
     /// The types' descriptions ("PDF document", "Python script") by identifier, for output that
     /// names types in people's words without building the registry: those kept beside the
     /// types cache while it is current (under a millisecond), else `shared`'s (30 ms).
-    public static func descriptions(environment: [String: String] = ProcessInfo.processInfo.environment) -> [String: String] {
+    package static func descriptions(environment: [String: String] = ProcessInfo.processInfo.environment) -> [String: String] {
         let cache = RegistryCache.path(environment: environment)
         let key = RegistryCache.key(builtIn: PackageResources.content_types_yaml,
                                     mimeDirectories: SharedMIMEInfo.defaultDirectories(environment: environment),
@@ -74,7 +74,7 @@ extension UTTypeRegistry {
 
     /// Loads Docent's declarations, the shared-mime-info databases in `mimeDirectories`
     /// (highest priority first) and the user declaration files `userFiles` (later ones win).
-    public static func load(mimeDirectories: [String], userFiles: [String]) -> UTTypeRegistry {
+    package static func load(mimeDirectories: [String], userFiles: [String]) -> UTTypeRegistry {
         let builtIn = builtInDeclarations()
         var diagnostics = builtIn.diagnostics
         var user: [UTTypeDeclaration] = []

@@ -31,16 +31,16 @@ public final class UTTypeRegistry: Sendable {
     /// The shared-mime-info data: aliases and the MIME subclass graph.
     let mimeInfo: SharedMIMEInfo
     /// Name evidence: shared-mime-info's globs plus declared extensions.
-    public let globs: GlobTable
+    package let globs: GlobTable
     /// Problems found in declaration files; the entries concerned were skipped.
-    public let diagnostics: [DeclarationDiagnostic]
+    package let diagnostics: [DeclarationDiagnostic]
     /// MIME type → every MIME ancestor (shared-mime-info subclasses and the spec's implicit
     /// rules), worked out on first use.
     private let mimeAncestorMemo = Mutex<[String: Set<String>]>([:])
     /// Content evidence: shared-mime-info's magic plus declared rules, highest priority first.
-    public let magic: MagicRules
+    package let magic: MagicRules
     /// XML root elements that name types: shared-mime-info's `XMLnamespaces` plus declared ones.
-    public let xmlRoots: XMLRootRules
+    package let xmlRoots: XMLRootRules
 
     init(
         declarations: [String: UTTypeDeclaration], order: [String], mimeOwners: [String: String],
@@ -131,7 +131,7 @@ public final class UTTypeRegistry: Sendable {
     }
 
     /// The canonical spelling of `mimeType`: parameters dropped, lower-cased, aliases resolved.
-    public func canonicalMIMEType(_ mimeType: String) -> String {
+    package func canonicalMIMEType(_ mimeType: String) -> String {
         let essence = MIMEType.essence(mimeType)
         return mimeInfo.aliases[essence] ?? essence
     }
@@ -153,7 +153,7 @@ public final class UTTypeRegistry: Sendable {
 
     /// Whether MIME type `child` is `parent` or inherits from it in shared-mime-info's
     /// subclass graph (with the specification's implicit rules).
-    public func mimeType(_ child: String, isA parent: String) -> Bool {
+    package func mimeType(_ child: String, isA parent: String) -> Bool {
         let c = canonicalMIMEType(child), p = canonicalMIMEType(parent)
         if c == p { return true }
         if let known = mimeAncestorMemo.withLock({ $0[c] }) { return known.contains(p) }
@@ -163,13 +163,13 @@ public final class UTTypeRegistry: Sendable {
     }
 
     /// Whether the system's shared-mime-info database knows `mimeType` (as a type or an alias).
-    public func isSharedMIMEInfoType(_ mimeType: String) -> Bool {
+    package func isSharedMIMEInfoType(_ mimeType: String) -> Bool {
         let essence = MIMEType.essence(mimeType)
         return mimeInfo.types.contains(essence) || mimeInfo.aliases[essence] != nil
     }
 
     /// The shared-mime-info directories the registry was built from, highest priority first.
-    public var mimeDirectories: [String] { mimeInfo.directories }
+    package var mimeDirectories: [String] { mimeInfo.directories }
 
     /// The direct subtypes of `identifier` that are declared.
     public func subtypes(of identifier: String) -> [UTType] {
@@ -183,7 +183,7 @@ public final class UTTypeRegistry: Sendable {
     }
 
     /// The types a file name's globs point to, best first, with the rule that matched.
-    public func types(forFileName name: String) -> [(type: UTType, match: GlobMatch)] {
+    package func types(forFileName name: String) -> [(type: UTType, match: GlobMatch)] {
         globs.matches(fileName: name).compactMap { match in
             if let id = match.rule.identifier { return type(identifier: id).map { ($0, match) } }
             return (type(mimeType: match.rule.mimeType) ?? UTType(dynamicMIMEType: match.rule.mimeType, registry: self), match)
@@ -194,7 +194,7 @@ public final class UTTypeRegistry: Sendable {
 extension UTTypeRegistry {
     /// The declared type that claims `mimeType`, else a dynamic type for it that conforms to
     /// the broad type its media implies (`image/…` → `public.image`) or to `public.data`.
-    public func typeOrDynamic(mimeType: String) -> UTType {
+    package func typeOrDynamic(mimeType: String) -> UTType {
         type(mimeType: mimeType) ?? UTType(dynamicMIMEType: canonicalMIMEType(mimeType), registry: self)
     }
 }

@@ -4,18 +4,18 @@
 ///
 /// Pure and bounded: it looks at most at the bytes given and never allocates more than the
 /// names it returns. Not a validator: text that is not XML gives nil.
-public enum XMLRoot {
-    public struct Element: Sendable, Hashable {
+package enum XMLRoot {
+    package struct Element: Sendable, Hashable {
         /// The element's namespace URI; empty when it has none.
-        public var namespace: String
-        public var localName: String
+        package var namespace: String
+        package var localName: String
     }
 
-    public static func sniff(_ bytes: [UInt8]) -> Element? {
+    package static func sniff(_ bytes: [UInt8]) -> Element? {
         bytes.withUnsafeBufferPointer { sniff($0) }
     }
 
-    public static func sniff(_ b: UnsafeBufferPointer<UInt8>) -> Element? {
+    package static func sniff(_ b: UnsafeBufferPointer<UInt8>) -> Element? {
         var i = 0
         let n = b.count
         if n >= 3, b[0] == 0xEF, b[1] == 0xBB, b[2] == 0xBF { i = 3 }

@@ -171,10 +171,10 @@ struct Meta {
 }
 
 /// Programs started for the desktop (a browser, an opener) and not waited for.
-public enum Detached {
+package enum Detached {
     /// Starts `argv`, its command looked up in PATH, with no input and its output discarded;
     /// Foundation reaps it when it ends.
-    public static func start(_ argv: [String]) throws {
+    package static func start(_ argv: [String]) throws {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         process.arguments = ["--"] + argv

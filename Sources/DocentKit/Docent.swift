@@ -29,9 +29,9 @@ struct Docent: AsyncParsableCommand {
 /// Runs a complete `docent` — every command, and the helper — with `groups` in front of
 /// the built-in viewing groups: what `docent-engine` is (with none) and what a `DocentApp`'s
 /// `main()` does (with its scene's).
-public enum DocentMain {
+package enum DocentMain {
     /// Docent's release (CHANGELOG.md); `docent --version` adds the commit built from.
-    public static let version = "0.1.0"
+    package static let version = "0.1.0"
 
     /// On the main actor, so the helper's `serve` starts on the main thread before any task
     /// does: a helper that ran on Swift's cooperative pool had threads that libdispatch gave
@@ -43,7 +43,7 @@ public enum DocentMain {
     /// With `commands` added to the built-in ones: `DocentMain.run(groups: [], commands:
     /// [ServeCommand.self])` is `docent-engine`.
     @MainActor
-    public static func run(groups: [DocumentGroup], commands: [any ParsableCommand.Type] = []) async -> Never {
+    package static func run(groups: [DocumentGroup], commands: [any ParsableCommand.Type] = []) async -> Never {
         self.commands = commands
         docent_tune_malloc()
         // Everything Docent writes holds what it read from the user's files: readable by the

@@ -3,11 +3,11 @@ import ContentTypes
 import Foundation
 
 /// What a run-time reader made of a file (see `DocumentGroup.init(named:readableContentTypes:detail:read:)`).
-public struct RuntimeRendition: Sendable {
-    public var metadata: DocumentMetadata
-    public var preview: [PreviewElement]
-    public var plainText: String
-    public init(metadata: DocumentMetadata = DocumentMetadata(), preview: [PreviewElement], plainText: String) {
+package struct RuntimeRendition: Sendable {
+    package var metadata: DocumentMetadata
+    package var preview: [PreviewElement]
+    package var plainText: String
+    package init(metadata: DocumentMetadata = DocumentMetadata(), preview: [PreviewElement], plainText: String) {
         self.metadata = metadata
         self.preview = preview
         self.plainText = plainText
@@ -28,10 +28,10 @@ public struct DocumentGroup: Sendable {
     /// revisions and the index: a built-in type's own name (`MarkdownDocument`), any other
     /// type's name with its module (`LogDocent.LogDocument`), so an app's `PDFDocument`
     /// never passes for the built-in one.
-    public let documentTypeName: String
+    package let documentTypeName: String
 
     /// The name `documentTypeName` gives `type`.
-    public static func name(of type: Any.Type) -> String {
+    package static func name(of type: Any.Type) -> String {
         let qualified = String(reflecting: type)
         return qualified.hasPrefix(builtInModule + ".") ? String(describing: type) : qualified
     }
@@ -43,11 +43,11 @@ public struct DocumentGroup: Sendable {
     /// The renditions its documents produce.
     public let writableContentTypes: [UTType]
     /// Whether the type is a `ReferenceFileDocument`.
-    public let isReferenceType: Bool
+    package let isReferenceType: Bool
     /// Whether its documents are opened in a helper process, under the time and memory
     /// budgets, rather than in the indexer's own: for readers built on C parsers of untrusted
     /// formats (PDF, archives, mail), which can crash or hang on a hostile file.
-    public private(set) var runsIsolated = false
+    package private(set) var runsIsolated = false
     /// The reader's revision: raised when what it makes of a file changes (new fields, better
     /// text), so an index made by an older one reads that reader's files again.
     public private(set) var revision = 1
@@ -55,9 +55,9 @@ public struct DocumentGroup: Sendable {
     /// when none of them is text, its preview's words are its plain-text rendition, so a
     /// reader written SwiftUI's way (a JSON or PDF type with no export of its own) is not
     /// indexed with no text.
-    public var previewIsDefaultText: Bool { writableContentTypes == readableContentTypes }
+    package var previewIsDefaultText: Bool { writableContentTypes == readableContentTypes }
     /// What else makes this reader's output what it is (an external viewer's command).
-    public private(set) var fingerprintDetail = ""
+    package private(set) var fingerprintDetail = ""
 
     typealias Opener = @Sendable (FileDocumentReadConfiguration, DocumentSelection) throws -> OpenedDocument
     let open: Opener
@@ -125,7 +125,7 @@ public struct DocumentGroup: Sendable {
     /// `config.yaml` — rather than by a Swift type: `read` opens a file into its metadata,
     /// preview and plain-text rendition (its only writable type). `detail` is part of the
     /// fingerprint: when it changes, an index reads this group's files again.
-    public init(named name: String, readableContentTypes: [UTType], detail: String,
+    package init(named name: String, readableContentTypes: [UTType], detail: String,
                 read: @escaping @Sendable (FileDocumentReadConfiguration) throws -> RuntimeRendition) {
         documentTypeName = name
         self.readableContentTypes = readableContentTypes
@@ -159,7 +159,7 @@ public struct DocumentGroup: Sendable {
 
     /// What identifies this reader's output: its revision and the types it reads. An index
     /// keeps these to tell which files an upgraded Docent should read again.
-    public var fingerprint: String {
+    package var fingerprint: String {
         "\(revision) " + readableContentTypes.map(\.identifier).joined(separator: ",")
             + (fingerprintDetail.isEmpty ? "" : " " + fingerprintDetail)
     }

@@ -13,19 +13,19 @@ import Synchronization
 /// For a file's content type, the group whose readable type is the most specific one the
 /// file's type conforms to wins (the type itself first, then its nearest supertypes); ties
 /// go to the group declared first.
-public struct DocumentRegistry: Sendable {
+package struct DocumentRegistry: Sendable {
     /// The groups, in declaration order.
-    public let groups: [DocumentGroup]
+    package let groups: [DocumentGroup]
     /// The choice for each content type met so far: an indexer asks once per file, and
     /// working it out (the type's ancestry against every group's readable types) was 2% of
     /// a cold index.
     private let choices = ChoiceCache()
 
-    public init(@DocumentGroupBuilder _ content: () -> [DocumentGroup]) { groups = content() }
-    public init(groups: [DocumentGroup]) { self.groups = groups }
+    package init(@DocumentGroupBuilder _ content: () -> [DocumentGroup]) { groups = content() }
+    package init(groups: [DocumentGroup]) { self.groups = groups }
 
     /// Every group that can open `type`, best first.
-    public func candidates(for type: UTType) -> [DocumentSelection] {
+    package func candidates(for type: UTType) -> [DocumentSelection] {
         choices.choices(for: type) {
             ReaderChoice.candidates(for: type, readers: groups.map(\.readableContentTypes))
         }.map { found in
@@ -35,20 +35,20 @@ public struct DocumentRegistry: Sendable {
     }
 
     /// Each group's `fingerprint`, by document type name.
-    public var fingerprints: [String: String] {
+    package var fingerprints: [String: String] {
         Dictionary(groups.map { ($0.documentTypeName, $0.fingerprint) }, uniquingKeysWith: { first, _ in first })
     }
 
     /// The document types whose fingerprints differ from `stored` (what an index recorded),
     /// or that `stored` lacks or this registry lacks: everything when nothing was recorded.
-    public func changedDocumentTypes(since stored: [String: String]?) -> Set<String> {
+    package func changedDocumentTypes(since stored: [String: String]?) -> Set<String> {
         let current = fingerprints
         guard let stored else { return Set(current.keys) }
         return Set(current.keys.filter { stored[$0] != current[$0] }).union(stored.keys.filter { current[$0] == nil })
     }
 
     /// The group that opens `type`, if any.
-    public func selection(for type: UTType) -> DocumentSelection? { candidates(for: type).first }
+    package func selection(for type: UTType) -> DocumentSelection? { candidates(for: type).first }
 
     /// Opens the file in `configuration` with the best group that can; when it fails, with
     /// the next, noting why on the document that opened (so a binary file named `.md` still
@@ -56,12 +56,12 @@ public struct DocumentRegistry: Sendable {
     ///
     /// Runs off the caller's actor.
     /// - Throws: `DocumentOpenError` when no group could open the file.
-    public func open(_ configuration: FileDocumentReadConfiguration) async throws(DocumentOpenError) -> OpenedDocument {
+    package func open(_ configuration: FileDocumentReadConfiguration) async throws(DocumentOpenError) -> OpenedDocument {
         try openSynchronously(configuration)
     }
 
     /// `open(_:)` on the calling thread, for worker threads that are not in a task.
-    public func openSynchronously(_ configuration: FileDocumentReadConfiguration) throws(DocumentOpenError) -> OpenedDocument {
+    package func openSynchronously(_ configuration: FileDocumentReadConfiguration) throws(DocumentOpenError) -> OpenedDocument {
         var problems: [DocumentProblem] = []
         if configuration.file.isTruncated {
             problems.append(DocumentProblem(
@@ -87,23 +87,23 @@ public struct DocumentRegistry: Sendable {
 }
 
 /// Why a group was chosen for a content type.
-public struct DocumentSelection: Sendable, CustomStringConvertible {
+package struct DocumentSelection: Sendable, CustomStringConvertible {
     /// The chosen group.
-    public let group: DocumentGroup
+    package let group: DocumentGroup
     /// The file's type.
-    public let contentType: UTType
+    package let contentType: UTType
     /// The group's readable type that the file's type conforms to.
-    public let readableType: UTType
+    package let readableType: UTType
     /// 0 when the file's type is the readable type, otherwise how far up its conformance
     /// the readable type is.
-    public let distance: Int
+    package let distance: Int
     /// The group's place in declaration order.
-    public let order: Int
+    package let order: Int
 
-    public var description: String { choice.description }
+    package var description: String { choice.description }
 
     /// The choice without the group itself: what `docent info` says.
-    public var choice: ReaderChoice {
+    package var choice: ReaderChoice {
         ReaderChoice(documentTypeName: group.documentTypeName, contentType: contentType, readableType: readableType,
                      distance: distance, order: order)
     }
@@ -111,14 +111,14 @@ public struct DocumentSelection: Sendable, CustomStringConvertible {
 
 /// Which reader opens a content type, and why: the choice `DocumentRegistry` makes, over
 /// readers known by name and readable types (so it can be made without the groups at hand).
-public struct ReaderChoice: Sendable, CustomStringConvertible {
-    public let documentTypeName: String
-    public let contentType: UTType
-    public let readableType: UTType
-    public let distance: Int
-    public let order: Int
+package struct ReaderChoice: Sendable, CustomStringConvertible {
+    package let documentTypeName: String
+    package let contentType: UTType
+    package let readableType: UTType
+    package let distance: Int
+    package let order: Int
 
-    public init(documentTypeName: String, contentType: UTType, readableType: UTType, distance: Int, order: Int) {
+    package init(documentTypeName: String, contentType: UTType, readableType: UTType, distance: Int, order: Int) {
         self.documentTypeName = documentTypeName
         self.contentType = contentType
         self.readableType = readableType
@@ -126,7 +126,7 @@ public struct ReaderChoice: Sendable, CustomStringConvertible {
         self.order = order
     }
 
-    public var description: String {
+    package var description: String {
         distance == 0
             ? "\(documentTypeName) reads \(readableType.identifier) itself"
             : "\(documentTypeName) reads \(readableType.identifier), which \(contentType.identifier) conforms to (\(distance) step\(distance == 1 ? "" : "s") up)"
@@ -136,7 +136,7 @@ public struct ReaderChoice: Sendable, CustomStringConvertible {
     /// `type`, best first: the most specific readable type the file's type conforms to wins
     /// (the type itself, then its nearest supertypes); ties go to the reader declared first.
     /// `documentTypeName` is left empty for the caller to fill.
-    public static func candidates(for type: UTType, readers: [[UTType]]) -> [ReaderChoice] {
+    package static func candidates(for type: UTType, readers: [[UTType]]) -> [ReaderChoice] {
         let ancestry = [type] + type.orderedSupertypes
         var found: [ReaderChoice] = []
         for (index, readable) in readers.enumerated() {
@@ -154,7 +154,7 @@ public struct ReaderChoice: Sendable, CustomStringConvertible {
     }
 
     /// The best of `readers` (names and readable types) for `type`.
-    public static func best(for type: UTType, readers: [(name: String, readable: [UTType])]) -> ReaderChoice? {
+    package static func best(for type: UTType, readers: [(name: String, readable: [UTType])]) -> ReaderChoice? {
         guard let first = candidates(for: type, readers: readers.map(\.readable)).first else { return nil }
         return ReaderChoice(documentTypeName: readers[first.order].name, contentType: type, readableType: first.readableType,
                             distance: first.distance, order: first.order)
@@ -162,12 +162,12 @@ public struct ReaderChoice: Sendable, CustomStringConvertible {
 }
 
 /// No registered group could open a file.
-public struct DocumentOpenError: Error, Sendable, CustomStringConvertible {
-    public let contentType: UTType
+package struct DocumentOpenError: Error, Sendable, CustomStringConvertible {
+    package let contentType: UTType
     /// Each group tried, and its error.
-    public let failures: [(documentTypeName: String, message: String)]
+    package let failures: [(documentTypeName: String, message: String)]
 
-    public var description: String {
+    package var description: String {
         failures.isEmpty
             ? "no document type reads \(contentType.identifier)"
             : failures.map { "\($0.documentTypeName): \($0.message)" }.joined(separator: "; ")
@@ -176,15 +176,15 @@ public struct DocumentOpenError: Error, Sendable, CustomStringConvertible {
 
 /// Builds a list of document groups, in the spirit of SwiftUI's `SceneBuilder`.
 @resultBuilder
-public enum DocumentGroupBuilder {
-    public static func buildExpression(_ group: DocumentGroup) -> [DocumentGroup] { [group] }
-    public static func buildExpression(_ groups: [DocumentGroup]) -> [DocumentGroup] { groups }
-    public static func buildExpression(_ registry: DocumentRegistry) -> [DocumentGroup] { registry.groups }
-    public static func buildBlock(_ parts: [DocumentGroup]...) -> [DocumentGroup] { parts.flatMap { $0 } }
-    public static func buildOptional(_ part: [DocumentGroup]?) -> [DocumentGroup] { part ?? [] }
-    public static func buildEither(first part: [DocumentGroup]) -> [DocumentGroup] { part }
-    public static func buildEither(second part: [DocumentGroup]) -> [DocumentGroup] { part }
-    public static func buildArray(_ parts: [[DocumentGroup]]) -> [DocumentGroup] { parts.flatMap { $0 } }
+package enum DocumentGroupBuilder {
+    package static func buildExpression(_ group: DocumentGroup) -> [DocumentGroup] { [group] }
+    package static func buildExpression(_ groups: [DocumentGroup]) -> [DocumentGroup] { groups }
+    package static func buildExpression(_ registry: DocumentRegistry) -> [DocumentGroup] { registry.groups }
+    package static func buildBlock(_ parts: [DocumentGroup]...) -> [DocumentGroup] { parts.flatMap { $0 } }
+    package static func buildOptional(_ part: [DocumentGroup]?) -> [DocumentGroup] { part ?? [] }
+    package static func buildEither(first part: [DocumentGroup]) -> [DocumentGroup] { part }
+    package static func buildEither(second part: [DocumentGroup]) -> [DocumentGroup] { part }
+    package static func buildArray(_ parts: [[DocumentGroup]]) -> [DocumentGroup] { parts.flatMap { $0 } }
 }
 
 /// `DocumentRegistry`'s remembered choices, by declared content type and the registry that

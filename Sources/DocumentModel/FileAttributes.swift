@@ -19,7 +19,7 @@ public struct FileAttributes: Sendable, Hashable, Codable {
     public var inode: UInt64?
 
     /// The attributes `lstat` gave.
-    public init(_ status: FileStatus) {
+    package init(_ status: FileStatus) {
         kind = status.kind
         size = status.size
         modificationDate = Date(timeIntervalSince1970: Double(status.modified) / 1e9)

@@ -9,7 +9,7 @@ public struct FileReadError: Error, Sendable, CustomStringConvertible {
     /// What went wrong, for a person.
     public var message: String
 
-    public init(path: FilePath?, errno: Errno?, message: String) {
+    package init(path: FilePath?, errno: Errno?, message: String) {
         self.path = path
         self.errno = errno
         self.message = message

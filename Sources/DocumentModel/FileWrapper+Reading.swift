@@ -64,7 +64,7 @@ extension FileWrapper {
 
     /// The file mapped into memory (read-only, at most `readLimit` bytes), for scanning a
     /// large file without copying it; nil for an empty file.
-    public func mappedContents() throws(FileReadError) -> MappedRegion? {
+    package func mappedContents() throws(FileReadError) -> MappedRegion? {
         guard case .disk(let path, let status, _, _) = source, kind == .regularFile else {
             throw FileReadError(path: filePath, errno: nil, message: "not a file on disk")
         }
@@ -79,7 +79,7 @@ extension FileWrapper {
     /// The file open for reading: the one the wrapper was handed, else opened now (and not
     /// kept: a directory's thousands of children must not hold a descriptor each). For
     /// readers whose C library reads a descriptor (mail, media tags).
-    public func readOnlyFile() throws(FileReadError) -> ReadOnlyFile {
+    package func readOnlyFile() throws(FileReadError) -> ReadOnlyFile {
         guard case .disk(let path, let status, _, _) = source, kind == .regularFile else {
             throw FileReadError(path: filePath, errno: nil, message: "not a file on disk")
         }

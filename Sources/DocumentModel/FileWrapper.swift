@@ -72,7 +72,7 @@ public final class FileWrapper: Sendable {
     ///   - status: the `lstat` result already in hand, if any.
     ///   - openFile: the file already open (by the classifier): every read goes to it, and the
     ///     path is never opened again.
-    public init(path: FilePath, readLimit: Int = FileWrapper.defaultReadLimit, status given: FileStatus? = nil,
+    package init(path: FilePath, readLimit: Int = FileWrapper.defaultReadLimit, status given: FileStatus? = nil,
                 knownPrefix: [UInt8]? = nil, knownPrefixIsWholeFile: Bool = false, openFile: ReadOnlyFile? = nil) throws(FileReadError) {
         let status: FileStatus
         if let given {

@@ -10,7 +10,7 @@ import SystemPackage
 /// Concurrent opens of one URL share one read.
 public final class OpenDocumentAction: Sendable {
     /// Reads and opens the file at a URL (the engine's pipeline: classify, choose, open).
-    public typealias Loader = @Sendable (URL) async throws -> OpenedDocument
+    package typealias Loader = @Sendable (URL) async throws -> OpenedDocument
 
     private struct Entry {
         var task: Task<OpenedDocument, any Error>
@@ -20,13 +20,16 @@ public final class OpenDocumentAction: Sendable {
     private let loader: Loader
     private let entries = Locked<[String: Entry]>([:])
 
-    public init(loader: @escaping Loader) { self.loader = loader }
+    package init(loader: @escaping Loader) { self.loader = loader }
 
-    /// The open document for `url`, opening it if it is not open or has changed. SwiftUI's
-    /// returns nothing; the result may be ignored, so `try await openDocument(at: url)`
-    /// written for SwiftUI compiles as it is.
-    @discardableResult
-    public func callAsFunction(at url: URL) async throws -> OpenedDocument {
+    /// Opens the document at `url`, unless it is open and unchanged: `try await
+    /// openDocument(at: url)`, as written for SwiftUI.
+    public func callAsFunction(at url: URL) async throws {
+        _ = try await document(at: url)
+    }
+
+    /// The open document for `url`, opening it if it is not open or has changed.
+    package func document(at url: URL) async throws -> OpenedDocument {
         let key = url.standardizedFileURL.path
         let status = try? FileStatus.lstat(FilePath(key))
         let task = entries.withLock { entries -> Task<OpenedDocument, any Error> in

@@ -3,24 +3,24 @@ import Foundation
 
 /// A document opened through a `DocumentGroup`, whatever its type: its metadata, its preview
 /// and its renditions.
-public final class OpenedDocument: Sendable {
+package final class OpenedDocument: Sendable {
     /// The Swift type that read the file (`MarkdownDocument`).
-    public let documentTypeName: String
+    package let documentTypeName: String
     /// The file's content type.
-    public let contentType: UTType
+    package let contentType: UTType
     /// The file, as read.
-    public let file: FileWrapper
+    package let file: FileWrapper
     /// Why this document type was chosen.
-    public let selection: DocumentSelection
+    package let selection: DocumentSelection
     /// The renditions `export(as:)` can produce.
-    public let writableContentTypes: [UTType]
+    package let writableContentTypes: [UTType]
     /// Title, fields and problems, including those met while choosing the document type
     /// (a preferred type that failed, a file read only in part).
-    public let metadata: DocumentMetadata
+    package let metadata: DocumentMetadata
 
     /// Whether, having no text rendition of its own, its preview's words stand for one (see
     /// `DocumentGroup.previewIsDefaultText`).
-    public let previewIsDefaultText: Bool
+    package let previewIsDefaultText: Bool
     private let viewer: @Sendable () -> [PreviewElement]
     private let exporter: @Sendable (FileDocumentWriteConfiguration) throws -> FileWrapper
     private let openingProblems: [DocumentProblem]
@@ -62,28 +62,28 @@ public final class OpenedDocument: Sendable {
     }
 
     /// The file's URL.
-    public var fileURL: URL? { file.fileURL }
+    package var fileURL: URL? { file.fileURL }
 
     /// The document's preview: notes on how it was opened, then what its viewer shows.
-    public func preview() -> Preview {
+    package func preview() -> Preview {
         Preview(elements: openingProblems.map { .note($0.severity, $0.message) } + viewer())
     }
 
     /// The writable type that serves a request for `type`: the type itself, or the first
     /// writable type that conforms to it.
-    public func writableType(for type: UTType) -> UTType? {
+    package func writableType(for type: UTType) -> UTType? {
         writableContentTypes.first { $0 == type } ?? writableContentTypes.first { $0.conforms(to: type) }
     }
 
     /// The rendition of type `type`, made off the caller's actor.
     ///
     /// - Throws: `DocumentExportError.notWritable` when the document cannot produce `type`.
-    public func export(as type: UTType) async throws -> FileWrapper {
+    package func export(as type: UTType) async throws -> FileWrapper {
         try exportSynchronously(as: type)
     }
 
     /// `export(as:)` on the calling thread, for worker threads that are not in a task.
-    public func exportSynchronously(as type: UTType) throws -> FileWrapper {
+    package func exportSynchronously(as type: UTType) throws -> FileWrapper {
         guard let writable = writableType(for: type) else {
             throw DocumentExportError.notWritable(type, documentTypeName: documentTypeName, writable: writableContentTypes)
         }
@@ -95,12 +95,12 @@ public final class OpenedDocument: Sendable {
     /// The document's `public.plain-text` rendition as a string — for a type that left its
     /// writable types to their default and has none that is text, its preview's words — or
     /// nil when it has none.
-    public func plainText() async throws -> String? {
+    package func plainText() async throws -> String? {
         try plainTextSynchronously()
     }
 
     /// `plainText()` on the calling thread.
-    public func plainTextSynchronously() throws -> String? {
+    package func plainTextSynchronously() throws -> String? {
         guard writableType(for: .plainText(in: contentType.registry)) != nil else {
             return previewIsDefaultText ? Preview(elements: viewer()).plainText : nil
         }
@@ -110,11 +110,11 @@ public final class OpenedDocument: Sendable {
 }
 
 /// A rendition could not be produced.
-public enum DocumentExportError: Error, Sendable, CustomStringConvertible {
+package enum DocumentExportError: Error, Sendable, CustomStringConvertible {
     /// The document type does not write that type.
     case notWritable(UTType, documentTypeName: String, writable: [UTType])
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .notWritable(let type, let name, let writable):
             "\(name) cannot be exported as \(type.identifier); it can be exported as: "

@@ -30,7 +30,7 @@ public struct CompressedDocument: FileDocument, DocumentMetadataProviding {
     /// Why decompression stopped early: the output bound, or a damaged stream.
     public let problem: DocumentProblem?
     /// The rendered page, when the inner file is a man page (`ls.1.gz`).
-    public let manPage: ManPage?
+    package let manPage: ManPage?
 
     /// The most bytes decompressed, whatever the file's size (a decompression bomb stops here).
     public static let outputLimit = 16 << 20

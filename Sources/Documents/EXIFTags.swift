@@ -3,25 +3,25 @@ import Foundation
 
 /// What a photograph's EXIF data says, read with libexif: camera, lens, when it was
 /// taken, orientation, exposure, and where (GPS).
-public struct EXIFTags: Sendable, Equatable {
-    public var make: String?, model: String?, lens: String?, software: String?
-    public var artist: String?, copyright: String?, description: String?, userComment: String?
+package struct EXIFTags: Sendable, Equatable {
+    package var make: String?, model: String?, lens: String?, software: String?
+    package var artist: String?, copyright: String?, description: String?, userComment: String?
     /// `DateTimeOriginal` as written (`2024:06:01 14:03:22`), and as a date (local time of
     /// the camera, read as UTC: EXIF has no time zone before `OffsetTimeOriginal`).
-    public var taken: String?
-    public var orientation: String?
-    public var exposure: String?, aperture: String?, iso: String?, focalLength: String?, flash: String?
-    public var width: Int?, height: Int?
+    package var taken: String?
+    package var orientation: String?
+    package var exposure: String?, aperture: String?, iso: String?, focalLength: String?, flash: String?
+    package var width: Int?, height: Int?
     /// Degrees, north and east positive.
-    public var latitude: Double?, longitude: Double?, altitude: Double?
+    package var latitude: Double?, longitude: Double?, altitude: Double?
 
-    public var isEmpty: Bool { self == EXIFTags() }
+    package var isEmpty: Bool { self == EXIFTags() }
 
     init() {}
 
     /// Reads `bytes`: a JPEG (libexif finds its APP1 segment), or TIFF data (`isTIFF`),
     /// whose structure EXIF borrows. Nil when there is no EXIF data.
-    public init?(_ bytes: Data, isTIFF: Bool) {
+    package init?(_ bytes: Data, isTIFF: Bool) {
         guard let data = exif_data_new() else { return nil }
         defer { exif_data_unref(data) }
         // Read what is there; do not add the tags the specification calls mandatory.
@@ -97,20 +97,20 @@ public struct EXIFTags: Sendable, Equatable {
     }
 
     /// The camera: make and model, without the make repeated (`Canon EOS 5D`).
-    public var camera: String? {
+    package var camera: String? {
         guard let model else { return make }
         guard let make, !model.lowercased().hasPrefix(make.lowercased().split(separator: " ").first.map(String.init) ?? make.lowercased()) else { return model }
         return "\(make) \(model)"
     }
 
     /// `48.858370, 2.294481`.
-    public var position: String? {
+    package var position: String? {
         guard let latitude, let longitude else { return nil }
         return String(format: "%.6f, %.6f", latitude, longitude)
     }
 
     /// The fields a preview shows, in order.
-    public var fields: [(String, String?)] {
+    package var fields: [(String, String?)] {
         [("Camera", camera), ("Lens", lens), ("Taken", taken), ("Orientation", orientation), ("Exposure", exposure),
          ("Aperture", aperture), ("ISO", iso), ("Focal length", focalLength), ("Flash", flash), ("GPS", position),
          ("Altitude", altitude.map { String(format: "%.1f m", $0) }), ("Description", description), ("Comment", userComment),
@@ -118,7 +118,7 @@ public struct EXIFTags: Sendable, Equatable {
     }
 
     /// The words the index stores.
-    public var text: String {
+    package var text: String {
         [camera, lens, taken, description, userComment, artist, copyright, software, position].compactMap { $0 }.joined(separator: "\n")
     }
 }

@@ -22,23 +22,23 @@ import Glibc
 /// hangs or floods costs the file an error row with what went wrong. An argument `{path}` is
 /// replaced by the file's path (standard input is then empty). Its output is the file's
 /// text and, for `markdown`, its preview's blocks.
-public struct ExternalViewer: Sendable, Equatable {
-    public enum Output: String, Sendable, Equatable, CaseIterable {
+package struct ExternalViewer: Sendable, Equatable {
+    package enum Output: String, Sendable, Equatable, CaseIterable {
         case plainText = "plain-text"
         case markdown
     }
 
     /// Content types as written: identifiers, MIME types (with a `/`) or extensions (no dot,
     /// or a leading one).
-    public var types: [String]
-    public var command: [String]
-    public var output: Output
+    package var types: [String]
+    package var command: [String]
+    package var output: Output
     /// Its own time limit (at most the document budget's).
-    public var seconds: Double?
+    package var seconds: Double?
     /// The most it may write.
-    public var outputBytes: Int?
+    package var outputBytes: Int?
 
-    public init(types: [String], command: [String], output: Output = .plainText, seconds: Double? = nil, outputBytes: Int? = nil) {
+    package init(types: [String], command: [String], output: Output = .plainText, seconds: Double? = nil, outputBytes: Int? = nil) {
         self.types = types
         self.command = command
         self.output = output
@@ -47,10 +47,10 @@ public struct ExternalViewer: Sendable, Equatable {
     }
 
     /// Its name as a document type (in `docent info`, `status`, the index): `viewer: pandoc -t plain`.
-    public var name: String { "viewer: " + command.joined(separator: " ") }
+    package var name: String { "viewer: " + command.joined(separator: " ") }
 
     /// `types` as content types (in the shared registry, where files are classified).
-    public var contentTypes: [UTType] {
+    package var contentTypes: [UTType] {
         types.compactMap { written in
             if written.contains("/") { return UTType(mimeType: written, conformingTo: .data) }
             if written.hasPrefix(".") { return UTType(filenameExtension: String(written.dropFirst()), conformingTo: .data) }
@@ -62,7 +62,7 @@ public struct ExternalViewer: Sendable, Equatable {
     /// Its viewing group, opened in the helper. `seconds` and `outputBytes` default to
     /// `defaultSeconds` (a little under the document budget, so the viewer, not the helper,
     /// is stopped) and `defaultOutputBytes` (the index's text limit).
-    public func group(defaultSeconds: Double, defaultOutputBytes: Int) -> DocumentGroup {
+    package func group(defaultSeconds: Double, defaultOutputBytes: Int) -> DocumentGroup {
         let limit = min(seconds ?? defaultSeconds, defaultSeconds), most = outputBytes ?? defaultOutputBytes
         let viewer = self
         return DocumentGroup(named: name, readableContentTypes: contentTypes, detail: "\(output.rawValue) \(command)") { configuration in
@@ -86,8 +86,8 @@ public struct ExternalViewer: Sendable, Equatable {
     }
 
     /// Why a viewer gave no text.
-    public struct Failure: Error, Sendable, CustomStringConvertible {
-        public var description: String
+    package struct Failure: Error, Sendable, CustomStringConvertible {
+        package var description: String
     }
 
     /// Runs `argv` with `input` on standard input; its standard output, or why there is none.

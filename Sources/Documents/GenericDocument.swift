@@ -83,5 +83,5 @@ public enum BuiltInDocuments {
     }
 
     /// A registry of the built-in groups.
-    public static var registry: DocumentRegistry { DocumentRegistry(groups: groups) }
+    package static var registry: DocumentRegistry { DocumentRegistry(groups: groups) }
 }

@@ -5,23 +5,23 @@ import Foundation
 /// `.Fl`, `.Ar`, `.Op` …), roff escapes (`\fB`, `\-`, `\(em`, `\[u00E9]` …), fill and
 /// no-fill. What roff programs a page defines for itself (`.de`, conditionals, registers)
 /// is skipped, not run: this is a reader for finding and previewing, not a typesetter.
-public struct ManPage: Sendable {
+package struct ManPage: Sendable {
     /// From `.TH` / `.Dt`: the page's name and section (`ls`, `1`), date, source, manual.
-    public var name: String?, section: String?, date: String?, source: String?, manual: String?
+    package var name: String?, section: String?, date: String?, source: String?, manual: String?
     /// From the NAME section: what the page is about (`list directory contents`).
-    public var summary: String?
+    package var summary: String?
     /// From the NAME section: the names it documents, as `whatis` lists them (`ls`, `bzip2,
     /// bunzip2`); nil when the section has no dash.
-    public var names: String?
+    package var names: String?
     /// The sections in order: heading and rendered text (paragraphs separated by blank lines).
-    public var sections: [(heading: String, text: String)] = []
+    package var sections: [(heading: String, text: String)] = []
     /// `.so` target, for a page that only includes another.
-    public var includes: String?
+    package var includes: String?
 
-    public var synopsis: String? { sections.first { $0.heading == "SYNOPSIS" }?.text }
+    package var synopsis: String? { sections.first { $0.heading == "SYNOPSIS" }?.text }
 
     /// The whole page as text: headings on their own lines, sections indented as `man` shows them.
-    public var text: String {
+    package var text: String {
         sections.map { heading, text in
             heading + "\n" + text.utf8.split(separator: 0x0A, omittingEmptySubsequences: false)
                 .map { $0.isEmpty ? "" : "    " + Substring($0) }.joined(separator: "\n")
@@ -29,14 +29,14 @@ public struct ManPage: Sendable {
     }
 
     /// Whether `source` looks like a man page: a `.TH`/`.Dt`/`.SH`/`.Sh` request in its first lines.
-    public static func looksLikeManPage(_ source: String) -> Bool {
+    package static func looksLikeManPage(_ source: String) -> Bool {
         let requests = [".TH ", ".Dt ", ".SH ", ".Sh ", ".so "].map { Array($0.utf8) }
         return source.utf8.split(separator: 0x0A, maxSplits: 200).prefix(200).contains { line in
             requests.contains { line.starts(with: $0) }
         }
     }
 
-    public init(_ roff: String) {
+    package init(_ roff: String) {
         var renderer = Renderer()
         var skippingDefinition = false
         var table: [Substring]?  // the lines of a tbl table (`.TS` … `.TE`) being read

@@ -10,7 +10,7 @@ public struct ManPageDocument: FileDocument, DocumentMetadataProviding {
     public static var readableContentTypes: [UTType] { [UTType("org.troff.man-page") ?? .plainText] }
     public static var writableContentTypes: [UTType] { [.plainText] }
 
-    public let page: ManPage
+    package let page: ManPage
 
     public init(configuration: ReadConfiguration) throws {
         let data = try configuration.contents()

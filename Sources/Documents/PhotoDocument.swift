@@ -14,7 +14,7 @@ public struct PhotoDocument: FileDocument, DocumentMetadataProviding {
     /// The header, for a JPEG.
     public let image: ImageDocument?
     public let format: String
-    public let exif: EXIFTags?
+    package let exif: EXIFTags?
     /// How much of a TIFF is given to libexif (its directories may sit after the pixels).
     static let tiffBytes = 64 << 20
 

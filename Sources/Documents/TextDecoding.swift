@@ -164,10 +164,10 @@ extension String {
 }
 
 /// Why a built-in document type could not read a file.
-public struct DocumentReadError: Error, Sendable, CustomStringConvertible {
-    public var message: String
-    public init(_ message: String) { self.message = message }
-    public var description: String { message }
+package struct DocumentReadError: Error, Sendable, CustomStringConvertible {
+    package var message: String
+    package init(_ message: String) { self.message = message }
+    package var description: String { message }
 
     static let notText = DocumentReadError("the file is not text (it holds binary bytes)")
 }

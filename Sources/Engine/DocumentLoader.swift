@@ -9,15 +9,15 @@ import SystemPackage
 /// read, choose the viewing group, open read-only.
 ///
 /// Not thread-safe (it owns a classifier, and so a libmagic handle): one per worker.
-public final class DocumentLoader {
+package final class DocumentLoader {
     /// The viewing groups documents are opened with.
-    public let documents: DocumentRegistry
+    package let documents: DocumentRegistry
     /// The most bytes of one file a document reads.
-    public let readLimit: Int
+    package let readLimit: Int
     private let classifier: Classifier
 
     /// A loader with its own classifier.
-    public init(documents: DocumentRegistry = AppDocuments.registry, types: UTTypeRegistry = .shared,
+    package init(documents: DocumentRegistry = AppDocuments.registry, types: UTTypeRegistry = .shared,
                 readLimit: Int = FileWrapper.defaultReadLimit) throws {
         self.documents = documents
         self.readLimit = readLimit
@@ -32,7 +32,7 @@ public final class DocumentLoader {
     /// file stays open from its classifying to its reading (`DocumentOpener`), never opened again.
     ///
     /// - Throws: `FileReadError` when the path cannot be examined at all (it does not exist).
-    public func prepare(_ path: FilePath) throws(FileReadError) -> PreparedFile {
+    package func prepare(_ path: FilePath) throws(FileReadError) -> PreparedFile {
         let classification = classifier.classify(path, keepingOpen: true)
         guard let status = classification.status else {
             throw FileReadError(path: path, errno: classification.error, message: classification.error.map { "\($0)" } ?? "cannot be examined")
@@ -64,22 +64,22 @@ public final class DocumentLoader {
 }
 
 /// A classified file, ready to open.
-public struct PreparedFile: Sendable {
+package struct PreparedFile: Sendable {
     /// What the classifier found.
-    public let classification: Classification
+    package let classification: Classification
     /// What the document is read from.
-    public let configuration: FileDocumentReadConfiguration
+    package let configuration: FileDocumentReadConfiguration
     /// The group that will open it first.
-    public let selection: DocumentSelection?
+    package let selection: DocumentSelection?
 
     /// Opens the document (off the caller's actor), falling back to less specific groups.
-    public func open(in documents: DocumentRegistry) async throws(DocumentOpenError) -> OpenedDocument {
+    package func open(in documents: DocumentRegistry) async throws(DocumentOpenError) -> OpenedDocument {
         try await documents.open(configuration)
     }
 }
 
 /// A failure of the pipeline itself (not of one file).
-public struct EngineError: Error, Sendable, CustomStringConvertible {
-    public var message: String
-    public var description: String { message }
+package struct EngineError: Error, Sendable, CustomStringConvertible {
+    package var message: String
+    package var description: String { message }
 }

@@ -14,20 +14,20 @@ import SystemPackage
 ///
 /// Thread-safe: classifiers (each with its libmagic handle) are kept in a pool, and the
 /// helpers are the process's one pool for the budget.
-public final class DocumentOpener: @unchecked Sendable {
+package final class DocumentOpener: @unchecked Sendable {
     // Unchecked: `idle` is touched only under its lock; a loader is used by one thread at a time.
     /// The viewing groups documents are opened with.
-    public let documents: DocumentRegistry
+    package let documents: DocumentRegistry
     /// The content types, built on first use (a run that reads nothing never parses them).
-    public var types: UTTypeRegistry { lazyTypes.value }
+    package var types: UTTypeRegistry { lazyTypes.value }
     private let lazyTypes: Lazy<UTTypeRegistry>
     /// The budgets documents are read under (the read limit, the text kept, the helper's).
-    public let budget: DocumentBudget
+    package let budget: DocumentBudget
     /// Helper processes for readers that run isolated (and OCR).
-    public let helpers: HelperPool
+    package let helpers: HelperPool
     private let idle = Locked([DocumentLoader]())
 
-    public init(documents: DocumentRegistry = AppDocuments.registry, types: @autoclosure @escaping @Sendable () -> UTTypeRegistry = .shared,
+    package init(documents: DocumentRegistry = AppDocuments.registry, types: @autoclosure @escaping @Sendable () -> UTTypeRegistry = .shared,
                 budget: DocumentBudget) {
         self.documents = documents
         lazyTypes = Lazy(types)
@@ -36,7 +36,7 @@ public final class DocumentOpener: @unchecked Sendable {
     }
 
     /// Where a prepared file is read.
-    public enum Reader: Sendable, Equatable {
+    package enum Reader: Sendable, Equatable {
         /// In this process (Swift readers, and C libraries trusted in process).
         case inProcess
         /// In a helper process, under the time and memory budgets.
@@ -46,7 +46,7 @@ public final class DocumentOpener: @unchecked Sendable {
     /// The one rule for where a file is read: in a helper when its group runs isolated, or
     /// when its text is asked for and OCR is on and applies to its type (Tesseract and
     /// Leptonica are C over untrusted pictures); else in this process. Nil: no reader.
-    public func reader(for prepared: PreparedFile, text: Bool) -> Reader? {
+    package func reader(for prepared: PreparedFile, text: Bool) -> Reader? {
         guard let selection = prepared.selection else { return nil }
         if selection.group.runsIsolated { return .helper }
         if text, budget.ocr != nil, OCR.applies(to: prepared.classification.contentType) { return .helper }
@@ -58,7 +58,7 @@ public final class DocumentOpener: @unchecked Sendable {
     ///
     /// - Throws: `FileReadError` when the path cannot be examined at all (it is gone), or
     ///   libmagic cannot be loaded.
-    public func prepare(_ path: FilePath) throws(FileReadError) -> PreparedFile {
+    package func prepare(_ path: FilePath) throws(FileReadError) -> PreparedFile {
         let loader: DocumentLoader
         if let kept = idle.withLock({ $0.popLast() }) {
             loader = kept
@@ -76,7 +76,7 @@ public final class DocumentOpener: @unchecked Sendable {
     /// Reads `prepared` once: what is asked of it (its preview, its text cut at `textBytes`,
     /// the budget's by default) with its title, metadata and problems; nil when the file went
     /// away while being read, or why nothing could be read.
-    public func read(_ prepared: PreparedFile, preview: Bool, text: Bool, textBytes: Int? = nil) -> Result<Extraction?, ExtractionFailure> {
+    package func read(_ prepared: PreparedFile, preview: Bool, text: Bool, textBytes: Int? = nil) -> Result<Extraction?, ExtractionFailure> {
         let textBytes = textBytes ?? budget.textBytes
         switch reader(for: prepared, text: text) {
         case nil:
@@ -95,7 +95,7 @@ public final class DocumentOpener: @unchecked Sendable {
 
     /// Opens `prepared` as a document in this process, for what only a live document gives
     /// (its renditions): nil when its reader runs in a helper; the error when none reads it.
-    public func openInProcess(_ prepared: PreparedFile) async throws(DocumentOpenError) -> OpenedDocument? {
+    package func openInProcess(_ prepared: PreparedFile) async throws(DocumentOpenError) -> OpenedDocument? {
         guard reader(for: prepared, text: false) != .helper else { return nil }
         return try await prepared.open(in: documents)
     }

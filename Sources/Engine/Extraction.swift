@@ -2,19 +2,19 @@ import DocumentModel
 import Foundation
 
 /// The budgets one document runs under.
-public struct DocumentBudget: Sendable, Hashable, Codable {
+package struct DocumentBudget: Sendable, Hashable, Codable {
     /// The most bytes of the file its document type reads.
-    public var readBytes: Int
+    package var readBytes: Int
     /// The most text kept from its plain-text rendition.
-    public var textBytes: Int
+    package var textBytes: Int
     /// The longest it may take (enforced on documents opened in the helper process).
-    public var seconds: Double
+    package var seconds: Double
     /// The helper process's address space.
-    public var memoryBytes: Int
+    package var memoryBytes: Int
     /// OCR of images and scanned PDF pages (in the helper, within `seconds`); nil: off.
-    public var ocr: OCRSettings?
+    package var ocr: OCRSettings?
 
-    public init(readBytes: Int, textBytes: Int, seconds: Double, memoryBytes: Int, ocr: OCRSettings? = nil) {
+    package init(readBytes: Int, textBytes: Int, seconds: Double, memoryBytes: Int, ocr: OCRSettings? = nil) {
         (self.readBytes, self.textBytes, self.seconds, self.memoryBytes) = (readBytes, textBytes, seconds, memoryBytes)
         self.ocr = ocr
     }
@@ -22,26 +22,26 @@ public struct DocumentBudget: Sendable, Hashable, Codable {
 
 /// What opening a document yields, in a form that crosses a process boundary: its metadata,
 /// its problems, its preview and its plain text (each only when asked for).
-public struct Extraction: Codable, Sendable, Equatable {
-    public var contentType: String
-    public var documentType: String
-    public var selection: String
-    public var title: String?
-    public var metadata: [MetadataField]
-    public var problems: [DocumentProblem]
-    public var preview: Preview?
-    public var text: String?
+package struct Extraction: Codable, Sendable, Equatable {
+    package var contentType: String
+    package var documentType: String
+    package var selection: String
+    package var title: String?
+    package var metadata: [MetadataField]
+    package var problems: [DocumentProblem]
+    package var preview: Preview?
+    package var text: String?
     /// The type of what the file holds (`DocumentMetadata.innerContentType`), if not its own.
-    public var innerContentType: String?
+    package var innerContentType: String?
 
-    public init(contentType: String, documentType: String, selection: String, title: String?, metadata: [MetadataField],
+    package init(contentType: String, documentType: String, selection: String, title: String?, metadata: [MetadataField],
                 problems: [DocumentProblem] = [], preview: Preview?, text: String? = nil) {
         (self.contentType, self.documentType, self.selection, self.title) = (contentType, documentType, selection, title)
         (self.metadata, self.problems, self.preview, self.text) = (metadata, problems, preview, text)
     }
 
     /// What `document` yields; the preview and the text only when asked for (they cost the most).
-    public init(_ document: OpenedDocument, preview: Bool, text: Bool, textBytes: Int) throws {
+    package init(_ document: OpenedDocument, preview: Bool, text: Bool, textBytes: Int) throws {
         contentType = document.contentType.identifier
         documentType = document.documentTypeName
         selection = document.selection.description
@@ -54,7 +54,7 @@ public struct Extraction: Codable, Sendable, Equatable {
     }
 
     /// `text` cut to at most `limit` UTF-8 bytes, on a character boundary.
-    public static func bounded(_ text: String, to limit: Int) -> String {
+    package static func bounded(_ text: String, to limit: Int) -> String {
         guard text.utf8.count > limit else { return text }
         var end = text.utf8.index(text.utf8.startIndex, offsetBy: limit)
         while !text.indices.contains(end), end > text.startIndex { end = text.utf8.index(before: end) }

@@ -7,7 +7,7 @@ import Glibc
 #endif
 
 /// Why the helper process gave no extraction.
-public enum ExtractionFailure: Error, Sendable, Equatable, CustomStringConvertible {
+package enum ExtractionFailure: Error, Sendable, Equatable, CustomStringConvertible {
     /// The document took longer than its time budget; the helper was killed.
     case timedOut(seconds: Double)
     /// The helper died while reading the document (a crash, or the memory budget).
@@ -18,7 +18,7 @@ public enum ExtractionFailure: Error, Sendable, Equatable, CustomStringConvertib
     case unavailable(String)
 
     /// The error kind stored on the file's row.
-    public var kind: DocumentProblem.Kind {
+    package var kind: DocumentProblem.Kind {
         switch self {
         case .timedOut: .timeBudget
         case .crashed: .crashed
@@ -27,7 +27,7 @@ public enum ExtractionFailure: Error, Sendable, Equatable, CustomStringConvertib
         }
     }
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .timedOut(let seconds):
             "stopped after \(String(format: "%g", seconds)) s (limits.documentSeconds); not tried again until the file changes"
@@ -197,7 +197,7 @@ final class ExtractionHelper {
 }
 
 /// Helpers kept between files, one per thread using one.
-public final class HelperPool: @unchecked Sendable {
+package final class HelperPool: @unchecked Sendable {
     // Unchecked: `idle` is only touched under `lock`; a helper is used by one thread at a time.
     let budget: DocumentBudget
     private let lock = NSLock()
@@ -221,7 +221,7 @@ public final class HelperPool: @unchecked Sendable {
 
     /// The one pool of this process for `budget`: helpers are shared by the indexer, the
     /// preview cache and the viewer, never started once per consumer.
-    public static func shared(_ budget: DocumentBudget) -> HelperPool {
+    package static func shared(_ budget: DocumentBudget) -> HelperPool {
         sharedPools.withLock { pools in
             if let pool = pools[budget] { return pool }
             let pool = HelperPool(budget: budget)
@@ -232,7 +232,7 @@ public final class HelperPool: @unchecked Sendable {
 
     private static let sharedPools = Locked([DocumentBudget: HelperPool]())
 
-    public init(budget: DocumentBudget) {
+    package init(budget: DocumentBudget) {
         self.budget = budget
         retireAboveBytes = budget.ocr == nil ? 20 << 20 : 128 << 20
         idleLifetime = budget.ocr == nil ? .seconds(2) : .seconds(30)
@@ -242,7 +242,7 @@ public final class HelperPool: @unchecked Sendable {
     /// Reads `prepared` in a helper process, handed the open file and its type: its
     /// extraction (with the preview and the text when asked, the text cut at `textBytes`,
     /// the budget's by default), nil when the file is gone, or why there is none.
-    public func extract(_ prepared: PreparedFile, preview: Bool, text: Bool, textBytes: Int? = nil) -> Result<Extraction?, ExtractionFailure> {
+    package func extract(_ prepared: PreparedFile, preview: Bool, text: Bool, textBytes: Int? = nil) -> Result<Extraction?, ExtractionFailure> {
         withHelper { $0.extract(prepared, preview: preview, text: text, textBytes: textBytes ?? budget.textBytes) }
     }
 
@@ -250,7 +250,7 @@ public final class HelperPool: @unchecked Sendable {
     /// to fit `size` pixels, a PDF's first page, an audio or video file's cover; nil when the
     /// file is gone, or why there is none. The PNG carries the freedesktop thumbnail keys.
     /// `page` (from 0) pictures another page of a PDF.
-    public func picture(_ path: FilePath, size: Int, page: Int = 0) -> Result<Data?, ExtractionFailure> {
+    package func picture(_ path: FilePath, size: Int, page: Int = 0) -> Result<Data?, ExtractionFailure> {
         withHelper { $0.picture(path, size: size, page: page) }
     }
 
@@ -310,7 +310,7 @@ public final class HelperPool: @unchecked Sendable {
     /// are ended now, and one that finishes its document is ended instead of kept. A paused
     /// watcher then holds no helper and no idle timer fires later to end one (work, however
     /// small, while paused). Released, helpers are started again as documents need them.
-    public static func hold(_ hold: Bool) {
+    package static func hold(_ hold: Bool) {
         let pools = held.withLock { state in
             state.held = hold
             state.pools.removeAll { $0.pool == nil }

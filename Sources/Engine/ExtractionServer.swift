@@ -60,9 +60,9 @@ struct ExtractionReply: Codable {
 /// are opened here, one at a time, so a crash or a hang costs this process (which the
 /// indexer restarts), never the indexer. The address space is limited with `RLIMIT_AS`; the
 /// indexer enforces the time budget by killing the process.
-public enum ExtractionServer {
+package enum ExtractionServer {
     /// Serves requests on standard input, replies on standard output, until standard input ends.
-    public static func serve(memoryBytes: Int, documents: DocumentRegistry = AppDocuments.registry,
+    package static func serve(memoryBytes: Int, documents: DocumentRegistry = AppDocuments.registry,
                              types: UTTypeRegistry = .shared) -> Never {
         // The memory budget is an address-space limit; a sanitizer's shadow memory alone is
         // larger, so a sanitizer build runs its helpers without one (and says so nowhere else).

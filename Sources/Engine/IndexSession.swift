@@ -21,16 +21,16 @@ import Glibc
 /// emptied where it is and made again with the roots from `index.sqlite.roots`; the command's own run then
 /// reads every file under them. Writers hold a shared `flock` on `index.sqlite.writers`
 /// for their lifetime, so only the first judges and only the last records a clean close.
-public final class IndexSession {
-    public let path: String
+package final class IndexSession {
+    package let path: String
     /// The open index (a new one after a rebuild).
-    public var index: any IndexStore { sqlite ?? store! }
+    package var index: any IndexStore { sqlite ?? store! }
     /// The SQLite index, when it is one (checks, rebuilds and clean closes are its own).
     private var sqlite: FileIndex?
     /// A store on a database server, which keeps its own health.
     private let store: (any IndexStore)?
     /// Whether this session rebuilt the index (every file under the roots is read again).
-    public private(set) var rebuilt = false
+    package private(set) var rebuilt = false
     private let privateDirectory: Bool
     private let report: (String) -> Void
     private var writers: Int32 = -1
@@ -43,7 +43,7 @@ public final class IndexSession {
     /// Opens the index at `path` for writing; `report` is told, in a sentence each, of a
     /// check that found damage, a log moved aside, a rebuild. `thoroughCheck` checks the
     /// whole index whatever its state (`docent index --check`).
-    public init(path: String, privateDirectory: Bool, thoroughCheck: Bool = false,
+    package init(path: String, privateDirectory: Bool, thoroughCheck: Bool = false,
                 report: @escaping (String) -> Void) throws(IndexError) {
         self.path = path
         self.privateDirectory = privateDirectory
@@ -88,7 +88,7 @@ public final class IndexSession {
 
     /// A session on a store that a database server keeps (PostgreSQL): nothing to judge,
     /// check or rebuild here; `finish()` closes the connection.
-    public init(store: any IndexStore) {
+    package init(store: any IndexStore) {
         self.store = store
         path = store.path
         privateDirectory = false
@@ -96,7 +96,7 @@ public final class IndexSession {
     }
 
     /// Checks the open index, and rebuilds it when the check finds damage.
-    public func checkOrRebuild(thorough: Bool) throws(IndexError) {
+    package func checkOrRebuild(thorough: Bool) throws(IndexError) {
         guard let sqlite else { return }
         do {
             try sqlite.check(thorough: thorough)
@@ -107,7 +107,7 @@ public final class IndexSession {
     }
 
     /// Moves the damaged index aside and opens a new one holding the same roots.
-    public func rebuild(after error: IndexError) throws(IndexError) {
+    package func rebuild(after error: IndexError) throws(IndexError) {
         guard sqlite != nil else { throw error }
         sqlite = try Self.rebuild(path: path, privateDirectory: privateDirectory, after: error, old: sqlite, report: report)
         rebuilt = true
@@ -151,7 +151,7 @@ public final class IndexSession {
     }
 
     /// Closes the index; the last writer records the clean close.
-    public func finish() {
+    package func finish() {
         try? index.close()
         guard writers >= 0 else { return }
         if flock(writers, LOCK_EX | LOCK_NB) == 0 { Self.recordCleanClose(path: path) }

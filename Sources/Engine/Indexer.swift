@@ -9,40 +9,40 @@ import SystemPackage
 import Watcher
 
 /// What one `docent index` run did.
-public struct IndexSummary: Sendable, Codable, Equatable {
+package struct IndexSummary: Sendable, Codable, Equatable {
     /// Files under the roots.
-    public var files = 0
+    package var files = 0
     /// Files read and stored (new or changed).
-    public var indexed = 0
+    package var indexed = 0
     /// Files whose `lstat` signature had not changed: no document work.
-    public var unchanged = 0
+    package var unchanged = 0
     /// Rows moved to a new path (same device and inode) without re-reading.
-    public var moved = 0
+    package var moved = 0
     /// Large files read as byte-identical copies of one read just before (not opened again).
-    public var identicalCopies = 0
+    package var identicalCopies = 0
     /// Rows of files no longer there.
-    public var removed = 0
+    package var removed = 0
     /// Files stored with an error, and directories that could not be read.
-    public var errors = 0
-    public var seconds = 0.0
+    package var errors = 0
+    package var seconds = 0.0
     /// Files classified by this process during the run (each once; an unchanged or moved one
     /// not at all): `docent-bench` reports it per file.
-    public var classified = 0
+    package var classified = 0
     /// Of `seconds`, the store's upkeep at the end of a run that read many files (SQLite: merging
     /// the inverted index into one segment; PostgreSQL: VACUUM ANALYZE), or nil.
-    public var mergeSeconds: Double?
+    package var mergeSeconds: Double?
 }
 
 /// How far a run has got, reported now and then.
-public struct IndexProgress: Sendable {
+package struct IndexProgress: Sendable {
     /// Files found so far.
-    public var found: Int
+    package var found: Int
     /// Files dealt with so far (unchanged, moved or read).
-    public var done: Int
+    package var done: Int
     /// The directory the crawl is in.
-    public var directory: FilePath
+    package var directory: FilePath
     /// Time since the run started.
-    public var elapsed: Duration
+    package var elapsed: Duration
 }
 
 /// Brings the index in line with the files under some roots: new and changed files are
@@ -53,32 +53,32 @@ public struct IndexProgress: Sendable {
 /// The crawl goes one directory at a time, comparing it with that directory's rows, and
 /// hands files to the workers through a bounded queue, so memory does not grow with the
 /// size of the tree.
-public final class Indexer: Sendable {
-    public let index: any IndexStore
-    public let documents: DocumentRegistry
+package final class Indexer: Sendable {
+    package let index: any IndexStore
+    package let documents: DocumentRegistry
     /// The content types, built on first use: a run that reads no file (nothing changed)
     /// never parses the shared-mime-info database.
-    public var types: UTTypeRegistry { lazyTypes.value }
+    package var types: UTTypeRegistry { lazyTypes.value }
     /// Whether `types` has been built.
-    public var typesLoaded: Bool { lazyTypes.isMade }
+    package var typesLoaded: Bool { lazyTypes.isMade }
     private let lazyTypes: Lazy<UTTypeRegistry>
-    public let exclusions: Exclusions
-    public let workers: Int
-    public let readLimit: Int
+    package let exclusions: Exclusions
+    package let workers: Int
+    package let readLimit: Int
     /// The most text stored for one file.
-    public let textLimit: Int
+    package let textLimit: Int
     /// The one way files are read (classified once, opened once, in process or in a helper).
-    public let opener: DocumentOpener
+    package let opener: DocumentOpener
     /// The preview cache `docent watch` keeps: a changed file with an entry has its preview
     /// made from the reading that makes its row.
-    public let previews: PreviewCache?
+    package let previews: PreviewCache?
     /// Closed while Docent is paused: reads and comparisons wait at it.
-    public let gate = WorkGate()
+    package let gate = WorkGate()
     /// Network or FUSE mounts that are unmounted now: left out of crawls, their rows kept
     /// until they return (set by the watcher).
-    public let offline = Locked<Set<FilePath>>([])
+    package let offline = Locked<Set<FilePath>>([])
 
-    public init(index: any IndexStore, documents: DocumentRegistry = AppDocuments.registry,
+    package init(index: any IndexStore, documents: DocumentRegistry = AppDocuments.registry,
                 types: @autoclosure @escaping @Sendable () -> UTTypeRegistry = .shared,
                 settings: Settings = .defaults(), workers: Int = ProcessInfo.processInfo.activeProcessorCount,
                 previews: PreviewCache? = nil) {
@@ -103,7 +103,7 @@ public final class Indexer: Sendable {
 
     /// Indexes the files under `roots` (remembered as roots unless `remember` is false:
     /// a rescan of one directory); `progress` is called about ten times a second.
-    public func run(roots: [FilePath], remember: Bool = true, progress: (@Sendable (IndexProgress) -> Void)? = nil) throws -> IndexSummary {
+    package func run(roots: [FilePath], remember: Bool = true, progress: (@Sendable (IndexProgress) -> Void)? = nil) throws -> IndexSummary {
         try reclassifyIfRulesChanged()
         try rereadChangedReaders()
         let classifiedBefore = Classifier.classifiedFiles
@@ -155,7 +155,7 @@ extension Indexer {
     /// `refreshingAll`, when the registry was built anyway, every type's is recorded again
     /// (a changed declaration takes effect at the next run that reads a file). With `among`,
     /// only those types are looked at (a live batch's: no scan of every row per batch).
-    public func recordTypeAncestry(refreshingAll: Bool = false, among candidates: Set<String>? = nil) throws {
+    package func recordTypeAncestry(refreshingAll: Bool = false, among candidates: Set<String>? = nil) throws {
         let missing: [String]
         if let candidates {
             missing = Array(candidates.subtracting(try index.typesWithAncestry(among: candidates)))
@@ -237,7 +237,7 @@ extension Indexer {
 extension IndexStore {
     /// The database and the files beside it that Docent writes: never indexed nor watched,
     /// even when the index lies under a root (indexing them would feed on itself).
-    public var ownFiles: [FilePath] {
+    package var ownFiles: [FilePath] {
         (FileIndex.sideFileSuffixes + [".watch.json.tmp"]).map { FilePath(path + $0) }
     }
 }

@@ -6,26 +6,26 @@ import SystemPackage
 import Watcher
 
 /// What applying one batch of live changes did.
-public struct LiveSummary: Sendable, Equatable {
-    public var read = 0
-    public var removed = 0
-    public var moved = 0
-    public var unchanged = 0
-    public var rescanned = 0
+package struct LiveSummary: Sendable, Equatable {
+    package var read = 0
+    package var removed = 0
+    package var moved = 0
+    package var unchanged = 0
+    package var rescanned = 0
 }
 
 /// Applies the watcher's changes to the index: files compared by `lstat` signature and read
 /// again only when they changed, trees removed and renamed as wholes, lost events answered
 /// by a reconcile of the directory.
-public final class LiveIndexer: Sendable {
-    public let indexer: Indexer
+package final class LiveIndexer: Sendable {
+    package let indexer: Indexer
 
-    public init(indexer: Indexer) {
+    package init(indexer: Indexer) {
         self.indexer = indexer
     }
 
     /// Applies `changes` in order (moves before the changes filed after them).
-    public func apply(_ changes: [FileChange]) throws -> LiveSummary {
+    package func apply(_ changes: [FileChange]) throws -> LiveSummary {
         var summary = LiveSummary()
         var reads: [FilePath] = []
         var rescans: [FilePath] = []

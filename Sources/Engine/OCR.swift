@@ -6,12 +6,12 @@ import Foundation
 import SystemPackage
 
 /// OCR's settings (`ocr:` in `config.yaml`): off unless enabled.
-public struct OCRSettings: Sendable, Hashable, Codable {
+package struct OCRSettings: Sendable, Hashable, Codable {
     /// Tesseract's languages, as its language data names them (`eng`, `deu`, `chi_sim`), each
     /// from Debian's `tesseract-ocr-LANG` package.
-    public var languages: [String]
+    package var languages: [String]
 
-    public init(languages: [String] = ["eng"]) {
+    package init(languages: [String] = ["eng"]) {
         self.languages = languages
     }
 
@@ -147,14 +147,14 @@ extension Extraction {
 }
 
 /// What OCR has cost on this machine, as its cache records (`docent status`).
-public struct OCRTotals: Sendable, Equatable {
+package struct OCRTotals: Sendable, Equatable {
     /// Files (distinct bytes, per language set) read by OCR.
-    public var files: Int
-    public var pages: Int
-    public var seconds: Double
+    package var files: Int
+    package var pages: Int
+    package var seconds: Double
 
     /// The totals of `$XDG_CACHE_HOME/docent/ocr`.
-    public static func cached(environment: [String: String] = ProcessInfo.processInfo.environment) -> OCRTotals {
+    package static func cached(environment: [String: String] = ProcessInfo.processInfo.environment) -> OCRTotals {
         let totals = OCR.Cache(directory: OCR.Cache.defaultDirectory(environment: environment)).totals()
         return OCRTotals(files: totals.results, pages: totals.pages, seconds: totals.seconds)
     }

@@ -12,13 +12,13 @@ import SystemPackage
 /// PNG with the freedesktop thumbnail keys
 /// (`Thumb::URI`, `Thumb::MTime`, `Thumb::Size`, `Thumb::Mimetype`), so it can be kept in
 /// the thumbnail cache file managers share (`ThumbnailCache`).
-public enum Pictures {
+package enum Pictures {
     /// The largest file a picture is made of (an image, a PDF, a song): past this the
     /// helper says no rather than read it.
-    public static let largestFile = 256 << 20
+    package static let largestFile = 256 << 20
 
     /// Whether a picture can be made of a file of `type`.
-    public static func canPicture(_ type: UTType) -> Bool {
+    package static func canPicture(_ type: UTType) -> Bool {
         type.conforms(to: .image) || type.conforms(to: .pdf) || type.conforms(to: .audiovisualContent)
     }
 
@@ -94,7 +94,7 @@ public enum Pictures {
     }
 
     /// The `file:` URI of an absolute path, escaped as GLib (and so file managers) escape it.
-    public static func fileURI(_ path: FilePath) -> String {
+    package static func fileURI(_ path: FilePath) -> String {
         guard let uri = path.withPlatformString({ docent_file_uri($0) }) else { return "file://" + path.string }
         defer { docent_picture_free(uri) }
         return String(cString: uri)

@@ -10,20 +10,20 @@ import Glibc
 ///
 /// `DOCENT_POWER_SUPPLY_DIR` points elsewhere (tests: a battery cannot be unplugged on
 /// purpose); such a directory is followed with inotify, as sysfs cannot be.
-public struct PowerSource: Sendable {
-    public var directory: String
+package struct PowerSource: Sendable {
+    package var directory: String
 
-    public init(environment: [String: String] = ProcessInfo.processInfo.environment) {
+    package init(environment: [String: String] = ProcessInfo.processInfo.environment) {
         directory = environment["DOCENT_POWER_SUPPLY_DIR"] ?? "/sys/class/power_supply"
     }
 
     var isSimulated: Bool { directory != "/sys/class/power_supply" }
 
     /// Whether any supply is a battery (a desktop has none: nothing to follow).
-    public var hasBattery: Bool { supplies().contains { $0.type == "Battery" } }
+    package var hasBattery: Bool { supplies().contains { $0.type == "Battery" } }
 
     /// On battery: a system battery discharging and no mains or USB supply online.
-    public var onBattery: Bool {
+    package var onBattery: Bool {
         let all = supplies()
         if all.contains(where: { $0.type != "Battery" && $0.online == "1" }) { return false }
         return all.contains { $0.type == "Battery" && $0.scope != "Device" && $0.status == "Discharging" }
@@ -46,7 +46,7 @@ public struct PowerSource: Sendable {
     /// Calls `changed` (on a thread of its own) whenever a power supply may have changed,
     /// until the process ends. False when no source of news could be opened.
     @discardableResult
-    public func follow(_ changed: @escaping @Sendable () -> Void) -> Bool {
+    package func follow(_ changed: @escaping @Sendable () -> Void) -> Bool {
         let directory = self.directory
         let descriptor: Int32
         if isSimulated {

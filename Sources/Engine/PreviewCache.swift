@@ -16,25 +16,25 @@ import Glibc
 /// An entry is two lines: a header (format version, the path's bytes, the signature, the
 /// read limit) and the preview. Entries are replaced atomically (a temporary file renamed
 /// over the old one), so a reader never sees half of one.
-public struct PreviewCache: Sendable {
+package struct PreviewCache: Sendable {
     /// Bumped when the entry format changes; older entries are ignored and rewritten.
     static let version = 2  // 2: entries record the readers that made them
     /// Entries bigger than this are not kept: reading them back would cost as much as opening the file.
     static let largestEntry = 4 << 20
 
-    public let directory: FilePath
+    package let directory: FilePath
 
-    public init(directory: FilePath = PreviewCache.defaultDirectory()) {
+    package init(directory: FilePath = PreviewCache.defaultDirectory()) {
         self.directory = directory
     }
 
     /// `$XDG_CACHE_HOME/docent/previews`, else `~/.cache/docent/previews`.
-    public static func defaultDirectory(environment: [String: String] = ProcessInfo.processInfo.environment) -> FilePath {
+    package static func defaultDirectory(environment: [String: String] = ProcessInfo.processInfo.environment) -> FilePath {
         FilePath(cacheHome(environment: environment)).appending("docent").appending("previews")
     }
 
     /// `$XDG_CACHE_HOME`, else `~/.cache`.
-    public static func cacheHome(environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
+    package static func cacheHome(environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
         environment["XDG_CACHE_HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? (environment["HOME"] ?? NSHomeDirectory()) + "/.cache"
     }
 
@@ -58,13 +58,13 @@ public struct PreviewCache: Sendable {
     }()
 
     /// Where the entry for `path` lives.
-    public func entryPath(for path: FilePath) -> FilePath {
+    package func entryPath(for path: FilePath) -> FilePath {
         directory.appending(Self.key(path.bytes) + ".json")
     }
 
     /// The cached preview of `path` (an extraction with its preview), if there is one and the
     /// file's signature is still `status`'s.
-    public func lookup(_ path: FilePath, status: FileStatus, readLimit: Int) -> Extraction? {
+    package func lookup(_ path: FilePath, status: FileStatus, readLimit: Int) -> Extraction? {
         guard let (header, body) = read(entryPath(for: path)), header.filePath == path,
               header.signature.compared(to: status.signature) == .unchanged, header.readLimit == readLimit, header.readers == Self.readers
         else { return nil }
@@ -72,13 +72,13 @@ public struct PreviewCache: Sendable {
     }
 
     /// Whether `path` has an entry made with `readLimit` (current or not).
-    public func hasEntry(for path: FilePath, readLimit: Int) -> Bool {
+    package func hasEntry(for path: FilePath, readLimit: Int) -> Bool {
         guard let header = readHeader(entryPath(for: path)) else { return false }
         return header.filePath == path && header.readLimit == readLimit
     }
 
     /// Whether `path` has an entry (current or not).
-    public func contains(_ path: FilePath) -> Bool {
+    package func contains(_ path: FilePath) -> Bool {
         readHeader(entryPath(for: path))?.filePath == path
     }
 
@@ -86,7 +86,7 @@ public struct PreviewCache: Sendable {
     /// made from the file as `status` describes it. Failures
     /// (a full disk, an unwritable cache) only cost the next preview its speed.
     @discardableResult
-    public func store(_ preview: Extraction, for path: FilePath, status: FileStatus, readLimit: Int) -> Bool {
+    package func store(_ preview: Extraction, for path: FilePath, status: FileStatus, readLimit: Int) -> Bool {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         let header = Header(version: Self.version, path: Data(path.bytes).base64EncodedString(), signature: status.signature,
@@ -115,7 +115,7 @@ public struct PreviewCache: Sendable {
     }
 
     /// Forgets `path`'s entry.
-    public func remove(_ path: FilePath) {
+    package func remove(_ path: FilePath) {
         let entry = entryPath(for: path)
         if readHeader(entry)?.filePath == path { unlink(entry.string) }
     }

@@ -10,13 +10,13 @@ import Glibc
 #endif
 
 /// What keeping the preview cache current did with one batch of changes.
-public struct PreviewRefreshSummary: Sendable, Equatable {
+package struct PreviewRefreshSummary: Sendable, Equatable {
     /// Entries made again from the changed file.
-    public var regenerated = 0
+    package var regenerated = 0
     /// Entries carried to a renamed file's new path without reading it.
-    public var moved = 0
+    package var moved = 0
     /// Entries of files that are gone.
-    public var removed = 0
+    package var removed = 0
 }
 
 /// Keeps the preview cache current as the watcher reports changes: a cached file that
@@ -25,8 +25,8 @@ public struct PreviewRefreshSummary: Sendable, Equatable {
 ///
 /// Only files that have an entry cost anything beyond one `stat` of the entry's name.
 /// Not thread-safe: one thread applies the batches.
-public final class PreviewRefresher {
-    public let cache: PreviewCache
+package final class PreviewRefresher {
+    package let cache: PreviewCache
     /// The opener of the entries made with its read limit (most of them; the indexer's).
     private let opener: DocumentOpener
     /// Openers for entries made with another read limit (an entry is remade with its own).
@@ -34,18 +34,18 @@ public final class PreviewRefresher {
     /// Every entry, read once per batch at most, and only when a tree changed.
     private var entries: [(path: FilePath, entry: FilePath)]?
 
-    public init(cache: PreviewCache, opener: DocumentOpener) {
+    package init(cache: PreviewCache, opener: DocumentOpener) {
         self.cache = cache
         self.opener = opener
     }
 
-    public convenience init(cache: PreviewCache, documents: DocumentRegistry = AppDocuments.registry, types: UTTypeRegistry = .shared,
+    package convenience init(cache: PreviewCache, documents: DocumentRegistry = AppDocuments.registry, types: UTTypeRegistry = .shared,
                             budget: DocumentBudget = Settings.defaults().budget) {
         self.init(cache: cache, opener: DocumentOpener(documents: documents, types: types, budget: budget))
     }
 
     /// Brings the entries `changes` touch up to date.
-    public func apply(_ changes: [FileChange]) -> PreviewRefreshSummary {
+    package func apply(_ changes: [FileChange]) -> PreviewRefreshSummary {
         var summary = PreviewRefreshSummary()
         entries = nil
         for change in changes {
@@ -112,7 +112,7 @@ public final class PreviewRefresher {
     /// Opens `path` read-only (`DocumentOpener`: once, in a helper for isolated groups, as
     /// the indexer reads it) and stores its preview; false when it cannot be opened.
     @discardableResult
-    public func regenerate(_ path: FilePath, readLimit: Int) -> Bool {
+    package func regenerate(_ path: FilePath, readLimit: Int) -> Bool {
         let opener = opener(readLimit: readLimit)
         guard let prepared = try? opener.prepare(path), let status = prepared.classification.status,
               case .success(let preview?) = opener.read(prepared, preview: true, text: false)

@@ -7,61 +7,61 @@ import Yams
 
 /// Docent's settings: the defaults shipped in `Config/docent.yaml` with the user's
 /// `config.yaml` (in `$XDG_CONFIG_HOME/docent`) laid over them.
-public struct Settings: Sendable, Equatable {
+package struct Settings: Sendable, Equatable {
     /// Directories indexed and watched when none are given, `~` expanded.
-    public var roots: [String] = []
+    package var roots: [String] = []
     /// Shell globs of names (or, with a "/", whole paths) left alone.
-    public var exclude: [String] = []
+    package var exclude: [String] = []
     /// The most bytes of one file a document type reads.
-    public var readBytes = 16 << 20
+    package var readBytes = 16 << 20
     /// The most text stored in the index for one file.
-    public var textBytes = 16 << 20
+    package var textBytes = 16 << 20
     /// The most bytes of one file a document type that runs in the helper process reads
     /// (PDFs and archives are often larger than text).
-    public var documentReadBytes = 256 << 20
+    package var documentReadBytes = 256 << 20
     /// The longest one document may take in the helper process before it is stopped.
-    public var documentSeconds = 30.0
+    package var documentSeconds = 30.0
     /// The helper process's address space: a document that needs more is stopped.
-    public var documentMemoryBytes = 2 << 30
+    package var documentMemoryBytes = 2 << 30
     /// Commands that read types Docent does not (`viewers:`; see `ExternalViewer`).
-    public var viewers: [ExternalViewer] = []
+    package var viewers: [ExternalViewer] = []
     /// OCR of images and scanned PDF pages (`ocr: {enabled: true, languages: [eng]}`); nil: off.
-    public var ocr: OCRSettings?
+    package var ocr: OCRSettings?
     /// Where the index is (`index:`): a database file, or a PostgreSQL address
     /// (`postgresql://host/db`, credentials from libpq's places) shared by several hosts; nil:
     /// the default file.
-    public var index: String?
+    package var index: String?
     /// This machine's name in a shared index (`host:`); nil: the host name.
-    public var host: String?
+    package var host: String?
     /// Names of marker files: a directory holding one is neither indexed nor watched, nor
     /// anything under it (`markers:`, `.noindex` by default).
-    public var markers: [String] = []
+    package var markers: [String] = []
     /// How often directories inotify cannot follow (network and FUSE file systems, and
     /// `poll.paths`) are compared with the index, in seconds (`poll.interval`).
-    public var pollInterval = 300.0
+    package var pollInterval = 300.0
     /// Directories compared with the index every `pollInterval` whatever their file system
     /// (`poll.paths`), `~` expanded.
-    public var pollPaths: [String] = []
+    package var pollPaths: [String] = []
     /// Whether `docent watch` puts off rescans and its first reconcile while the machine
     /// runs on battery (`battery: defer`, the default) or works as on mains (`battery: run`).
-    public var deferOnBattery = true
+    package var deferOnBattery = true
     /// The command a desktop search result is opened with, the file's path appended
     /// (`opener:`, `[xdg-open]` by default).
-    public var opener: [String] = ["xdg-open"]
+    package var opener: [String] = ["xdg-open"]
 
     /// The budgets documents opened in the helper run under.
-    public var budget: DocumentBudget {
+    package var budget: DocumentBudget {
         DocumentBudget(readBytes: documentReadBytes, textBytes: textBytes, seconds: documentSeconds, memoryBytes: documentMemoryBytes,
                        ocr: ocr)
     }
 
-    public init() {}
+    package init() {}
 
     /// Where the shipped defaults are named in messages.
-    public static let defaultsName = "Config/docent.yaml"
+    package static let defaultsName = "Config/docent.yaml"
 
     /// The shipped defaults, compiled into the binary (parsed once).
-    public static func defaults() -> Settings { shippedDefaults }
+    package static func defaults() -> Settings { shippedDefaults }
 
     private static let shippedDefaults: Settings = {
         var settings = Settings()
@@ -75,14 +75,14 @@ public struct Settings: Sendable, Equatable {
     }()
 
     /// The user's file: `config.yaml` in Docent's configuration directory.
-    public static func userFilePath(environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
+    package static func userFilePath(environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
         UTTypeRegistry.configDirectory(environment: environment) + "/config.yaml"
     }
 
     /// The defaults with the user's file (when there is one) applied.
     ///
     /// - Throws: `SettingsError` naming the file and what is wrong with it.
-    public static func load(environment: [String: String] = ProcessInfo.processInfo.environment) throws(SettingsError) -> Settings {
+    package static func load(environment: [String: String] = ProcessInfo.processInfo.environment) throws(SettingsError) -> Settings {
         var settings = defaults()
         let path = userFilePath(environment: environment)
         guard let data = WholeFile.read(path) else { return settings }
@@ -93,7 +93,7 @@ public struct Settings: Sendable, Equatable {
 
     /// Lays the settings in `yaml` over these: roots and exclusions are added, limits replaced.
     /// The file is decoded first (`SettingsFile`); every error names the file, the key and its line.
-    public mutating func apply(_ yaml: String, file: String, home: String) throws(SettingsError) {
+    package mutating func apply(_ yaml: String, file: String, home: String) throws(SettingsError) {
         guard let (decoded, root) = try SettingsFile.decode(yaml, file: file) else { return }
         /// An error about the setting at `components` (keys, and indexes into lists).
         func problem(_ components: [String], _ message: String) -> SettingsError {
@@ -193,7 +193,7 @@ public struct Settings: Sendable, Equatable {
     }
 
     /// The viewers' groups, under this configuration's budgets.
-    public var viewerGroups: [DocumentGroup] {
+    package var viewerGroups: [DocumentGroup] {
         viewers.map { $0.group(defaultSeconds: documentSeconds * 0.9, defaultOutputBytes: textBytes) }
     }
 
@@ -206,15 +206,15 @@ public struct Settings: Sendable, Equatable {
 
 /// A settings file could not be used: which file, at which line, and what is wrong, naming
 /// the key (`file:line: message`, as compilers say it).
-public struct SettingsError: Error, Sendable, CustomStringConvertible {
-    public var file: String
+package struct SettingsError: Error, Sendable, CustomStringConvertible {
+    package var file: String
     /// The line of the key or value at fault (1-based), when known.
-    public var line: Int?
-    public var message: String
+    package var line: Int?
+    package var message: String
 
-    public init(file: String, line: Int? = nil, message: String) {
+    package init(file: String, line: Int? = nil, message: String) {
         (self.file, self.line, self.message) = (file, line, message)
     }
 
-    public var description: String { line.map { "\(file):\($0): \(message)" } ?? "\(file): \(message)" }
+    package var description: String { line.map { "\(file):\($0): \(message)" } ?? "\(file): \(message)" }
 }

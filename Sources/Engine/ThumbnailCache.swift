@@ -8,12 +8,12 @@ import SystemPackage
 /// used only while both match the file; Docent's are written the same way (atomically,
 /// `0600` in `0700` directories), so a file manager reuses them and Docent reuses theirs.
 /// A file no picture can be made of is remembered under `fail/docent-0.1/` until it changes.
-public struct ThumbnailCache: Sendable {
+package struct ThumbnailCache: Sendable {
     /// The standard's sizes: the directory and the largest side in pixels.
-    public enum Size: String, Sendable, CaseIterable {
+    package enum Size: String, Sendable, CaseIterable {
         case normal, large, xLarge = "x-large", xxLarge = "xx-large"
 
-        public var pixels: Int {
+        package var pixels: Int {
             switch self {
             case .normal: 128
             case .large: 256
@@ -24,14 +24,14 @@ public struct ThumbnailCache: Sendable {
     }
 
     /// `$XDG_CACHE_HOME/thumbnails`.
-    public let directory: String
+    package let directory: String
     static let failures = "fail/docent-0.1"
 
-    public init(directory: String = ThumbnailCache.defaultDirectory) {
+    package init(directory: String = ThumbnailCache.defaultDirectory) {
         self.directory = directory
     }
 
-    public static var defaultDirectory: String {
+    package static var defaultDirectory: String {
         let environment = ProcessInfo.processInfo.environment
         let cache = environment["XDG_CACHE_HOME"].flatMap { $0.hasPrefix("/") ? $0 : nil }
             ?? (environment["HOME"] ?? NSHomeDirectory()) + "/.cache"
@@ -39,13 +39,13 @@ public struct ThumbnailCache: Sendable {
     }
 
     /// Where the thumbnail of `uri` at `size` lives.
-    public func path(of uri: String, size: Size) -> String {
+    package func path(of uri: String, size: Size) -> String {
         "\(directory)/\(size.rawValue)/\(Pictures.md5(uri)).png"
     }
 
     /// A valid thumbnail of `file` (whose status is `status`) at `size` or a larger one: its
     /// PNG, else nil.
-    public func lookup(_ file: FilePath, status: FileStatus, size: Size) -> Data? {
+    package func lookup(_ file: FilePath, status: FileStatus, size: Size) -> Data? {
         let uri = Pictures.fileURI(file)
         for candidate in Size.allCases where candidate.pixels >= size.pixels {
             if let png = Self.read(path(of: uri, size: candidate)), Self.isValid(png, uri: uri, status: status) { return png }
@@ -54,20 +54,20 @@ public struct ThumbnailCache: Sendable {
     }
 
     /// Whether a failure to make `file`'s picture is remembered for its current version.
-    public func hasFailed(_ file: FilePath, status: FileStatus) -> Bool {
+    package func hasFailed(_ file: FilePath, status: FileStatus) -> Bool {
         let uri = Pictures.fileURI(file)
         guard let png = Self.read("\(directory)/\(Self.failures)/\(Pictures.md5(uri)).png") else { return false }
         return Self.isValid(png, uri: uri, status: status)
     }
 
     /// Keeps `png` (made by `Pictures`, so it carries the keys) as the thumbnail of `file` at `size`.
-    public func store(_ png: Data, for file: FilePath, size: Size) {
+    package func store(_ png: Data, for file: FilePath, size: Size) {
         write(png, to: path(of: Pictures.fileURI(file), size: size))
     }
 
     /// Remembers that no picture could be made of `file` as it is now: a one-pixel PNG with
     /// its keys, as the standard describes.
-    public func storeFailure(for file: FilePath, status: FileStatus) {
+    package func storeFailure(for file: FilePath, status: FileStatus) {
         let uri = Pictures.fileURI(file)
         let png = PNGText.onePixel(keys: ["Thumb::URI": uri, "Thumb::MTime": String(status.modified / 1_000_000_000),
                                           "Software": "Docent"])
@@ -96,11 +96,11 @@ public struct ThumbnailCache: Sendable {
 }
 
 /// The text chunks of a PNG file, read and written per the PNG specification.
-public enum PNGText {
+package enum PNGText {
     static let signature: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]
 
     /// The `tEXt` keywords and values of `png` (Latin-1 text), up to its image data's end.
-    public static func keys(in png: Data) -> [String: String] {
+    package static func keys(in png: Data) -> [String: String] {
         let bytes = [UInt8](png)
         guard bytes.count > 8, Array(bytes[0 ..< 8]) == signature else { return [:] }
         var keys: [String: String] = [:]

@@ -13,8 +13,8 @@ import Watcher
 /// Two threads: the watcher's (reading events, coalescing) and the caller's (applying
 /// settled changes to the index), joined by an inbox, so a long batch never stops events
 /// from being read.
-public final class WatchService: Sendable {
-    public let roots: [FilePath]
+package final class WatchService: Sendable {
+    package let roots: [FilePath]
     private let live: LiveIndexer
     private let previews: PreviewCache?
     private let watcher: Watcher
@@ -38,7 +38,7 @@ public final class WatchService: Sendable {
     private let power = PowerSource()
 
     /// Watches `roots` for `index`, keeping the entries of `previews` current too.
-    public init(index: any IndexStore, roots: [FilePath], settings: Settings, previews: PreviewCache? = PreviewCache(),
+    package init(index: any IndexStore, roots: [FilePath], settings: Settings, previews: PreviewCache? = PreviewCache(),
                 options: WatcherOptions = WatcherOptions(), logger: Logger,
                 onStatus: (@Sendable (WatchStatus) -> Void)? = nil) throws {
         self.roots = roots
@@ -65,7 +65,7 @@ public final class WatchService: Sendable {
 
     /// Runs until `stop()`: watches set up first, then the reconcile, then live changes, each
     /// step as `WatchLoop` decides it.
-    public func run() throws {
+    package func run() throws {
         watcher.setUp()
         let watcher = self.watcher, done = watcherDone
         let thread = Thread {
@@ -148,7 +148,7 @@ public final class WatchService: Sendable {
     /// indexing work stops at its next file; resumed, both go on from where they were.
     /// Called at start, on SIGUSR2 (`docent pause`/`resume` send it), at a pause's end, and
     /// when a power supply changes.
-    public func reconsider() {
+    package func reconsider() {
         let now = Date().timeIntervalSince1970
         let (new, lookAgainAt) = WatchControls.of(PauseRequest.read(from: pausePath), now: now,
                                                   onBattery: settings.deferOnBattery && power.onBattery)
@@ -177,7 +177,7 @@ public final class WatchService: Sendable {
     }
 
     /// Finishes the batch in hand and returns from `run()`.
-    public func stop() {
+    package func stop() {
         stopped.store(true, ordering: .releasing)
         live.indexer.gate.open()  // work waiting at a pause finishes its file and stops
         watcher.stop()

@@ -8,7 +8,7 @@ import Glibc
 
 /// What `docent watch` is doing, as `docent status` reports it (its raw value is the word
 /// written in the status file and printed).
-public enum WatchState: String, Codable, Sendable, CaseIterable {
+package enum WatchState: String, Codable, Sendable, CaseIterable {
     /// Reconciling the index with the disk.
     case starting
     /// On battery with `battery: defer`: the reconcile waits for mains power.
@@ -25,7 +25,7 @@ public enum WatchState: String, Codable, Sendable, CaseIterable {
     case stopped
 
     /// The state a running watcher is in: a pure function of what holds it back and what waits.
-    public static func of(paused: Bool, storageFailing: Bool, reconciled: Bool, onBattery: Bool,
+    package static func of(paused: Bool, storageFailing: Bool, reconciled: Bool, onBattery: Bool,
                           changesWaiting: Int, applying: Bool) -> WatchState {
         if paused { return .paused }
         if storageFailing { return .waiting }
@@ -36,40 +36,40 @@ public enum WatchState: String, Codable, Sendable, CaseIterable {
 
 /// What a running `docent watch` publishes for `docent status`: written atomically (a
 /// temporary file renamed over the old one) beside the index.
-public struct WatchStatus: Codable, Sendable, Equatable {
-    public var state: WatchState
+package struct WatchStatus: Codable, Sendable, Equatable {
+    package var state: WatchState
     /// What keeps the watcher from its work, when something does (a full disk).
-    public var problem: String?
+    package var problem: String?
     /// Why it is paused ("paused" state): `docent pause`, and until when.
-    public var paused: String?
+    package var paused: String?
     /// What waits for mains power, on battery (`battery: defer`).
-    public var deferred: String?
+    package var deferred: String?
     /// Changes seen but not yet in the index.
-    public var pending: Int
-    public var watchedDirectories: Int
-    public var unwatchedDirectories: [String]
-    public var overflows: Int
-    public var files: Int
-    public var missingRoots: [String]
+    package var pending: Int
+    package var watchedDirectories: Int
+    package var unwatchedDirectories: [String]
+    package var overflows: Int
+    package var files: Int
+    package var missingRoots: [String]
     /// Directories compared with the index at an interval, and why (network and FUSE mounts).
-    public var polled: [PolledDirectory]? = nil
+    package var polled: [PolledDirectory]? = nil
     /// That interval, in seconds.
-    public var pollInterval: Double? = nil
-    public var roots: [String]
-    public var pid: Int32
+    package var pollInterval: Double? = nil
+    package var roots: [String]
+    package var pid: Int32
     /// When the watcher started and when it last applied changes (seconds since the epoch).
-    public var started: Double
-    public var lastApplied: Double?
+    package var started: Double
+    package var lastApplied: Double?
 
     /// Reads the status a watcher published at `path`.
-    public static func read(from path: String) -> WatchStatus? {
+    package static func read(from path: String) -> WatchStatus? {
         guard let data = WholeFile.read(path) else { return nil }
         return try? JSONDecoder().decode(WatchStatus.self, from: data)
     }
 
     /// The status of the watcher running for the index whose status file is `path`: nil when
     /// none runs (none published, it said it stopped, or its process is gone).
-    public static func running(at path: String) -> WatchStatus? {
+    package static func running(at path: String) -> WatchStatus? {
         read(from: path).flatMap { $0.state != .stopped && kill($0.pid, 0) == 0 ? $0 : nil }
     }
 
@@ -96,27 +96,27 @@ public struct WatchStatus: Codable, Sendable, Equatable {
 
 /// `docent pause`'s request, a file beside the index that `docent watch` reads at start and
 /// on SIGUSR2 (so a pause outlives a restart of the watcher).
-public struct PauseRequest: Codable, Sendable, Equatable {
+package struct PauseRequest: Codable, Sendable, Equatable {
     /// When it was asked for, and when it ends (nil: at `docent resume`), in seconds since the epoch.
-    public var since: Double
-    public var until: Double?
+    package var since: Double
+    package var until: Double?
 
-    public init(since: Double, until: Double?) {
+    package init(since: Double, until: Double?) {
         (self.since, self.until) = (since, until)
     }
 
-    public static func read(from path: String) -> PauseRequest? {
+    package static func read(from path: String) -> PauseRequest? {
         guard let data = WholeFile.read(path) else { return nil }
         return try? JSONDecoder().decode(PauseRequest.self, from: data)
     }
 
-    public func write(to path: String) throws {
+    package func write(to path: String) throws {
         let data = try JSONEncoder().encode(self)
         try PrivateStorage.replace(path, with: [UInt8](data), temporary: path + ".tmp")
     }
 
     /// A time of day as people read it (local time, with the date when not today).
-    public static func clock(_ seconds: Double) -> String {
+    package static func clock(_ seconds: Double) -> String {
         let formatter = DateFormatter()
         let date = Date(timeIntervalSince1970: seconds)
         formatter.dateFormat = Calendar.current.isDateInToday(date) ? "HH:mm:ss" : "yyyy-MM-dd HH:mm"
@@ -126,5 +126,5 @@ public struct PauseRequest: Codable, Sendable, Equatable {
 
 extension IndexStore {
     /// Where `docent pause` leaves its request for this index's watcher.
-    public var pausePath: String { path + ".paused" }
+    package var pausePath: String { path + ".paused" }
 }

@@ -6,16 +6,16 @@ import DocumentModel
 /// escaped here and only here. The page allows no scripts at all (a Content-Security-Policy
 /// of `default-src 'none'`), and image sources other than relative paths, `file:`, `http:`
 /// and `https:` URLs are shown as text, never loaded.
-public struct HTMLRenderer: PreviewRenderer {
+package struct HTMLRenderer: PreviewRenderer {
     /// Whether images the document refers to are loaded; when not, each is shown as its
     /// text and source (the web viewer's pane: nothing is fetched on a document's say-so).
-    public var loadsImages: Bool
+    package var loadsImages: Bool
 
-    public init(loadsImages: Bool = true) {
+    package init(loadsImages: Bool = true) {
         self.loadsImages = loadsImages
     }
 
-    public func render(_ preview: Preview) -> String {
+    package func render(_ preview: Preview) -> String {
         let body = body(preview)
         return """
             <!DOCTYPE html>
@@ -38,7 +38,7 @@ public struct HTMLRenderer: PreviewRenderer {
     }
 
     /// The preview's elements alone, for a page that has its own head and styles.
-    public func body(_ preview: Preview) -> String {
+    package func body(_ preview: Preview) -> String {
         var body = ""
         for element in preview.elements { render(element, into: &body) }
         return body
@@ -116,7 +116,7 @@ public struct HTMLRenderer: PreviewRenderer {
 
 /// `text` with the five characters that mean something in HTML replaced by references,
 /// safe in element content and in quoted attribute values alike.
-public func escape(_ text: String) -> String {
+package func escape(_ text: String) -> String {
     var out = ""
     out.reserveCapacity(text.utf8.count)
     for scalar in text.unicodeScalars {

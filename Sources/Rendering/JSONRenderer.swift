@@ -2,15 +2,15 @@ import DocumentModel
 import Foundation
 
 /// Renders a preview as JSON: `{"title": …, "elements": [{"type": "heading", …}, …]}`.
-public struct JSONRenderer: PreviewRenderer {
-    public init() {}
+package struct JSONRenderer: PreviewRenderer {
+    package init() {}
 
-    public func render(_ preview: Preview) -> String {
+    package func render(_ preview: Preview) -> String {
         Self.encode(PreviewJSON(preview))
     }
 
     /// `value` as compact JSON with sorted keys, on one line.
-    public static func encode(_ value: some Encodable) -> String {
+    package static func encode(_ value: some Encodable) -> String {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         guard let data = try? encoder.encode(value) else { return "null" }
@@ -19,13 +19,13 @@ public struct JSONRenderer: PreviewRenderer {
 }
 
 /// A preview in its JSON shape, to embed in a larger object.
-public struct PreviewJSON: Encodable, Sendable {
+package struct PreviewJSON: Encodable, Sendable {
     let preview: Preview
-    public init(_ preview: Preview) { self.preview = preview }
+    package init(_ preview: Preview) { self.preview = preview }
 
     enum Keys: String, CodingKey { case title, elements }
 
-    public func encode(to encoder: any Encoder) throws {
+    package func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: Keys.self)
         try container.encodeIfPresent(preview.title, forKey: .title)
         try container.encode(preview.elements.map(ElementJSON.init), forKey: .elements)

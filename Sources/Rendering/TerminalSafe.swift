@@ -2,7 +2,7 @@ extension String {
     /// The string with control characters that a terminal would act on (escape sequences,
     /// carriage returns, bells, C1 controls) shown in caret notation (`^[`), so file content
     /// can never drive the terminal. Tabs become spaces; newlines are kept.
-    public var terminalSafe: String {
+    package var terminalSafe: String {
         guard unicodeScalars.contains(where: \.needsEscapingForTerminal) else { return self }
         var out = String.UnicodeScalarView()
         for scalar in unicodeScalars { out.appendTerminalSafe(scalar) }
@@ -12,7 +12,7 @@ extension String {
 
 extension String.UnicodeScalarView {
     /// Appends `scalar` as `terminalSafe` shows it.
-    public mutating func appendTerminalSafe(_ scalar: Unicode.Scalar) {
+    package mutating func appendTerminalSafe(_ scalar: Unicode.Scalar) {
         switch scalar.value {
         case 0x0A: append(scalar)
         case 0x09: append(contentsOf: "    ".unicodeScalars)

@@ -4,19 +4,19 @@ import DocumentModel
 ///
 /// Paragraphs wrap to `width` when one is given (a terminal's), tables shrink their widest
 /// columns to fit it, and every piece of file content is made terminal-safe first.
-public struct TextRenderer: PreviewRenderer {
+package struct TextRenderer: PreviewRenderer {
     /// Plain text, or ANSI styles (bold titles, coloured notes).
-    public enum Style: Sendable { case plain, ansi }
+    package enum Style: Sendable { case plain, ansi }
 
-    public var width: Int?
-    public var style: Style
+    package var width: Int?
+    package var style: Style
 
-    public init(width: Int? = nil, style: Style = .plain) {
+    package init(width: Int? = nil, style: Style = .plain) {
         self.width = width.map { max(20, $0) }
         self.style = style
     }
 
-    public func render(_ preview: Preview) -> String {
+    package func render(_ preview: Preview) -> String {
         var blocks: [String] = []
         for element in preview.elements { blocks.append(contentsOf: render(element, indent: 0)) }
         return blocks.filter { !$0.isEmpty }.joined(separator: "\n\n") + "\n"

@@ -88,7 +88,7 @@ struct SwiftUIHabitsTests {
         let openDocument = OpenDocumentAction()
         try await openDocument(at: url)  // as written for SwiftUI: no result used
         #expect(openDocument.openURLs == [url.standardizedFileURL])
-        let first = try await openDocument(at: url), again = try await openDocument(at: url)
+        let first = try await openDocument.document(at: url), again = try await openDocument.document(at: url)
         #expect(first === again && first.documentTypeName == "PlainTextDocument")
     }
 }

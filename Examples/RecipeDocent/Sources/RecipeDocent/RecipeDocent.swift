@@ -1,8 +1,13 @@
 import DocentKit
+// GRDB beside DocentKit, for its query API: the names both have (`Table`, the record
+// protocols) resolve, GRDB's `Table` having no `Table(header:rows:)`.
+import GRDB
 
 /// A recipe, as the recipe-box app stores it: one row of its `recipe` table.
 struct Recipe: FetchableRecord, TableRecord, Decodable {
     static let databaseTableName = "recipe"
+    /// Only the columns shown (GRDB's own API, beside DocentKit's).
+    static var databaseSelection: [any SQLSelectable] { [Column("name"), Column("steps"), Column("minutes")] }
     var name: String
     var steps: String
     var minutes: Int
