@@ -57,7 +57,8 @@ struct ArchitectureMapTests {
     static func swiftFiles(of target: Manifest.Target) throws -> [URL] {
         let directory = root.appendingPathComponent(target.path)
         guard let walker = FileManager.default.enumerator(at: directory, includingPropertiesForKeys: nil) else { return [] }
-        return walker.compactMap { $0 as? URL }.filter { $0.pathExtension == "swift" }
+        // A DocC catalog's code files (a tutorial's steps) are documentation, never compiled.
+        return walker.compactMap { $0 as? URL }.filter { $0.pathExtension == "swift" && !$0.path.contains(".docc/") }
     }
 
     /// The modules a target's Swift files import, less the system's. Text inside multi-line
