@@ -9,7 +9,9 @@ public struct StoreDocumentConfiguration<Model> {
     public let records: [Model]
     /// How many rows the table holds (more than `records.count` when it was cut).
     public let count: Int
+    /// The store's file, as SwiftUI's configurations give it.
     public let fileURL: URL?
+    /// The content type the store was classified as.
     public let contentType: UTType
     /// Always false: Docent opens stores read-only.
     public var isEditable: Bool { false }
@@ -77,4 +79,5 @@ extension DocumentGroup {
 /// GRDB's record protocols, for store documents with `import DocentKit` alone (GRDB's own
 /// `Table` would clash with the preview's `Table` if all of GRDB came with it).
 public typealias FetchableRecord = GRDB.FetchableRecord
+/// GRDB's `TableRecord`: a record's table (`databaseTableName`), with `import DocentKit` alone.
 public typealias TableRecord = GRDB.TableRecord

@@ -43,6 +43,7 @@ public struct DocumentConfiguration: Sendable, Hashable {
     /// Always false: Docent opens every document read-only.
     public var isEditable: Bool { false }
 
+    /// A configuration for the file at `fileURL`.
     public init(fileURL: URL?) { self.fileURL = fileURL }
 }
 
@@ -52,8 +53,10 @@ public struct DocumentConfiguration: Sendable, Hashable {
 public struct Binding<Value>: @unchecked Sendable {
     // Unchecked: the value is only read, and a document is Sendable (value documents) or
     // read under its lock (reference documents).
+    /// The value bound to; writing through a binding does nothing (documents are read-only).
     public let wrappedValue: Value
 
+    /// A binding to `value`.
     public init(_ value: Value) { wrappedValue = value }
 
     /// A binding that always reads `value`.
@@ -69,8 +72,11 @@ public struct Binding<Value>: @unchecked Sendable {
 /// read-only `Binding`, as SwiftUI's configurations offer it.
 @propertyWrapper
 public struct DocumentBinding<Value> {
+    /// The document.
     public let wrappedValue: Value
+    /// The document, wrapped.
     public init(wrappedValue: Value) { self.wrappedValue = wrappedValue }
+    /// A read-only binding to the document (`$document`), with bindings to its properties.
     public var projectedValue: Binding<Value> { Binding(wrappedValue) }
 }
 

@@ -11,6 +11,7 @@ public struct DocumentMetadata: Sendable, Hashable, Codable {
     /// `type:man`, shown as a manual page), the compression noted.
     public var innerContentType: String?
 
+    /// Metadata with a title, fields and problems.
     public init(title: String? = nil, fields: [MetadataField] = [], problems: [DocumentProblem] = []) {
         self.title = title
         self.fields = fields
@@ -28,9 +29,12 @@ public struct DocumentMetadata: Sendable, Hashable, Codable {
 
 /// One named metadata value.
 public struct MetadataField: Sendable, Hashable, Codable {
+    /// The field's name, as shown (`Author`, `Pages`).
     public var key: String
+    /// The field's value.
     public var value: MetadataValue
 
+    /// A field named `key` holding `value`.
     public init(key: String, value: MetadataValue) {
         self.key = key
         self.value = value
@@ -41,10 +45,15 @@ public struct MetadataField: Sendable, Hashable, Codable {
 public enum MetadataValue: Sendable, Hashable, Codable, CustomStringConvertible,
     ExpressibleByStringLiteral, ExpressibleByIntegerLiteral
 {
+    /// Text.
     case text(String)
+    /// A whole number.
     case integer(Int)
+    /// A number with a fraction.
     case number(Double)
+    /// Yes or no.
     case boolean(Bool)
+    /// Several texts (authors, keywords).
     case list([String])
 
     public init(stringLiteral value: String) { self = .text(value) }
@@ -114,24 +123,39 @@ public struct DocumentProblem: Sendable, Hashable, Codable, CustomStringConverti
         public static let damaged: Kind = "damaged"
         /// A password is needed.
         public static let encrypted: Kind = "encrypted"
+        /// A page could not be read (the others were).
         public static let damagedPage: Kind = "damaged-page"
+        /// A chapter could not be read (the others were).
         public static let damagedChapter: Kind = "damaged-chapter"
+        /// A chapter the book's contents list is missing.
         public static let missingChapter: Kind = "missing-chapter"
+        /// The zip container is damaged.
         public static let damagedZip: Kind = "damaged-zip"
+        /// The archive is damaged past some member.
         public static let corruptArchive: Kind = "corrupt-archive"
+        /// A member of the archive is damaged.
         public static let corruptMember: Kind = "corrupt-member"
+        /// The gzip stream is damaged.
         public static let corruptGzip: Kind = "corrupt-gzip"
         /// Unpacking stopped: far more out than in.
         public static let decompressionBomb: Kind = "decompression-bomb"
+        /// The image ends before its header says.
         public static let truncatedImage: Kind = "truncated-image"
+        /// The RTF is malformed (unbalanced groups, bad control words).
         public static let malformedRTF: Kind = "malformed-rtf"
+        /// The JSON has a syntax error.
         public static let invalidJSON: Kind = "invalid-json"
+        /// The XML is not well formed.
         public static let invalidXML: Kind = "invalid-xml"
+        /// The CSV cannot be read as CSV.
         public static let invalidCSV: Kind = "invalid-csv"
+        /// Rows have more or fewer fields than the header.
         public static let raggedRows: Kind = "ragged-rows"
+        /// A table of the database could not be read.
         public static let unreadableTable: Kind = "unreadable-table"
         /// OCR failed, or stopped at its time budget.
         public static let ocr: Kind = "ocr"
+        /// Optical character recognition stopped (its time or page budget).
         public static let ocrStopped: Kind = "ocr-stopped"
         /// The helper ran out of time on it (`limits.documentSeconds`).
         public static let timeBudget: Kind = "time-budget"
@@ -143,11 +167,14 @@ public struct DocumentProblem: Sendable, Hashable, Codable, CustomStringConverti
         public static let unavailable: Kind = "unavailable"
     }
 
+    /// Whether the document was still read.
     public var severity: Severity
+    /// What kind of problem, for filtering (`docent status --errors`).
     public var kind: Kind
     /// What went wrong, for a person.
     public var message: String
 
+    /// A problem of `severity` and `kind`, described by `message`.
     public init(_ severity: Severity, kind: Kind, _ message: String) {
         self.severity = severity
         self.kind = kind

@@ -16,6 +16,7 @@ public struct FileAttributes: Sendable, Hashable, Codable {
     public var posixPermissions: UInt32?
     /// Device and inode: the file's identity, kept across renames.
     public var device: UInt64?
+    /// The file's inode number, when the file system gives one.
     public var inode: UInt64?
 
     /// The attributes `lstat` gave.

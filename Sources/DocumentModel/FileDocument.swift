@@ -88,6 +88,7 @@ public struct FileDocumentReadConfiguration: Sendable {
     /// when known. Docent's addition, for viewers of files nobody else can read.
     public let contentDescription: String?
 
+    /// A read of `file` as `contentType`.
     public init(contentType: UTType, file: FileWrapper, contentDescription: String? = nil) {
         self.contentType = contentType
         self.file = file
@@ -102,6 +103,7 @@ public struct FileDocumentWriteConfiguration: Sendable {
     /// The file the document was read from.
     public let existingFile: FileWrapper?
 
+    /// A write of a rendition of `contentType`; `existingFile` is the file when the rendition is of its own type.
     public init(contentType: UTType, existingFile: FileWrapper?) {
         self.contentType = contentType
         self.existingFile = existingFile

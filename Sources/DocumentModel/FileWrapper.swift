@@ -15,7 +15,12 @@ import SystemPackage
 public final class FileWrapper: Sendable {
     /// What the wrapper wraps.
     public enum Kind: Sendable, Hashable {
-        case regularFile, directory, symbolicLink
+        /// A regular file: its bytes are `regularFileContents`.
+        case regularFile
+        /// A directory: its entries are `fileWrappers`.
+        case directory
+        /// A symbolic link: its target is `symbolicLinkDestinationURL`, never followed.
+        case symbolicLink
         /// A FIFO, socket or device: described, never opened.
         case special
     }

@@ -4,6 +4,7 @@ public struct Preview: Sendable, Hashable, Codable {
     /// The top-level elements, in order.
     public var elements: [PreviewElement]
 
+    /// A preview of these elements.
     public init(elements: [PreviewElement]) { self.elements = elements }
 
     /// A preview built like a SwiftUI view body.
@@ -70,8 +71,10 @@ public struct ImageReference: Sendable, Hashable, Codable {
     public var alternativeText: String?
     /// Pixel dimensions, when known.
     public var width: Int?
+    /// The image's height in pixels, when known.
     public var height: Int?
 
+    /// An image from `source` (a data URL or a path the viewer serves), described by `alternativeText`.
     public init(source: String, alternativeText: String? = nil, width: Int? = nil, height: Int? = nil) {
         self.source = source
         self.alternativeText = alternativeText

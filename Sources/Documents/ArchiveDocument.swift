@@ -17,18 +17,25 @@ public struct ArchiveDocument: FileDocument, DocumentMetadataProviding {
 
     /// One member.
     public struct Member: Sendable {
+        /// The member's path inside the archive.
         public var path: String
+        /// Its size unpacked, when the archive says.
         public var size: Int64?
+        /// Whether it is a directory.
         public var isDirectory: Bool
+        /// Whether it is encrypted (its text is not read).
         public var isEncrypted: Bool
         /// Its text, for a small text member.
         public var text: String?
     }
 
+    /// The members, in the archive's order (up to `memberLimit`).
     public let members: [Member]
     /// libarchive's names for the container and its compression ("ZIP 2.0 (deflation)", "gzip").
     public let format: String?
+    /// The compression around the archive (`gzip`, `xz`), if any.
     public let compression: String?
+    /// What could not be read.
     public let problems: [DocumentProblem]
     /// How many members there were (more than `members` when the listing stopped).
     public let memberCount: Int
@@ -178,6 +185,7 @@ public struct ArchiveDocument: FileDocument, DocumentMetadataProviding {
     /// The most members shown in a preview.
     static let previewMembers = 500
 
+    /// The built-in group reading these documents (as `docent` registers it; an app may list it with its own).
     public static var group: DocumentGroup {
         DocumentGroup(viewing: ArchiveDocument.self) { configuration in
             let document = configuration.document

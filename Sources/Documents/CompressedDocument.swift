@@ -24,6 +24,7 @@ public struct CompressedDocument: FileDocument, DocumentMetadataProviding {
     public let innerType: UTType?
     /// Bytes after decompression (as far as decompression went).
     public let decompressedSize: Int
+    /// The compressed file's size in bytes.
     public let compressedSize: Int64
     /// The decompressed text; nil when the content is not text.
     public let text: String?
@@ -122,6 +123,7 @@ public struct CompressedDocument: FileDocument, DocumentMetadataProviding {
     }
 }
 
+/// The name this type had when it read gzip alone.
 @available(*, deprecated, renamed: "CompressedDocument")
 public typealias GzipDocument = CompressedDocument
 

@@ -12,9 +12,21 @@ public struct EPUBDocument: FileDocument, DocumentMetadataProviding {
     public static var readableContentTypes: [UTType] { [UTType("org.idpf.epub-container") ?? .data] }
     public static var writableContentTypes: [UTType] { [.plainText] }
 
+    /// The book's title (`dc:title`).
     public var title: String?
+    /// Its authors (`dc:creator`), in order.
     public var creators: [String] = []
-    public var language: String?, publisher: String?, date: String?, description: String?, identifier: String?
+    /// Its language (`dc:language`).
+    public var language: String?
+    /// Its publisher.
+    public var publisher: String?
+    /// Its publication date, as written.
+    public var date: String?
+    /// Its description.
+    public var description: String?
+    /// Its identifier (an ISBN, a UUID).
+    public var identifier: String?
+    /// Its subjects.
     public var subjects: [String] = []
     /// The EPUB version the package declares (`3.0`).
     public var version: String?
@@ -22,6 +34,7 @@ public struct EPUBDocument: FileDocument, DocumentMetadataProviding {
     public var contents: [(depth: Int, label: String)] = []
     /// The spine's chapters, in reading order: their text.
     public var chapters: [String] = []
+    /// What could not be read.
     public var problems: [DocumentProblem] = []
 
     public init(configuration: ReadConfiguration) throws {
@@ -211,6 +224,7 @@ public struct EPUBDocument: FileDocument, DocumentMetadataProviding {
         return .text((header + [text]).filter { !$0.isEmpty }.joined(separator: "\n\n"))
     }
 
+    /// The built-in group reading these documents (as `docent` registers it; an app may list it with its own).
     public static var group: DocumentGroup {
         DocumentGroup(viewing: EPUBDocument.self) { configuration in
             let document = configuration.document

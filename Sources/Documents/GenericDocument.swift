@@ -9,9 +9,11 @@ public struct GenericDocument: FileDocument, DocumentMetadataProviding {
     public static var readableContentTypes: [UTType] { [.item] }
     public static var writableContentTypes: [UTType] { [] }
 
+    /// The content type the file was classified as.
     public let contentType: UTType
     /// What the content evidence says (libmagic's description).
     public let contentDescription: String?
+    /// The file's attributes: kind, size, dates.
     public let attributes: FileAttributes
     /// The first bytes of a regular file.
     public let head: Data

@@ -10,7 +10,9 @@ public struct ImageDocument: FileDocument, DocumentMetadataProviding {
 
     /// The format's name (`PNG`).
     public let format: String
+    /// The width in pixels, from the header.
     public let width: Int?
+    /// The height in pixels, from the header.
     public let height: Int?
     let header: ImageHeader?
     /// An SVG's `<title>`.

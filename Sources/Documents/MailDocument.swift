@@ -19,23 +19,41 @@ public struct MailDocument: FileDocument, DocumentMetadataProviding {
     public static var readableContentTypes: [UTType] { [UTType("public.email-message"), UTType("io.docent.mbox")].compactMap { $0 } }
     public static var writableContentTypes: [UTType] { [.plainText] }
 
+    /// An attached file, named and typed as the message says.
     public struct Attachment: Sendable, Equatable {
+        /// The attachment's file name.
         public var name: String
+        /// Its MIME type.
         public var type: String
     }
 
+    /// One message: its headers, text and attachments.
     public struct Message: Sendable {
-        public var from: String?, to: String?, cc: String?, subject: String?, messageID: String?
+        /// The sender (`From:`).
+        public var from: String?
+        /// The recipients (`To:`).
+        public var to: String?
+        /// The copies (`Cc:`).
+        public var cc: String?
+        /// The subject.
+        public var subject: String?
+        /// The `Message-ID:`.
+        public var messageID: String?
+        /// When it was sent (`Date:`).
         public var date: Date?
+        /// The text of its body (HTML parts as text).
         public var body = ""
+        /// What is attached.
         public var attachments: [Attachment] = []
     }
 
+    /// The messages: one for a message file, each of a mailbox's.
     public var messages: [Message] = []
     /// Whether the file is a mailbox (possibly of one message).
     public var isMailbox: Bool
     /// Messages past `messageLimit`, counted and not read.
     public var skipped = 0
+    /// What could not be read.
     public var problems: [DocumentProblem] = []
 
     /// The most messages read from one mailbox, and the most body text kept in all.
@@ -223,6 +241,7 @@ public struct MailDocument: FileDocument, DocumentMetadataProviding {
         return lines.joined(separator: "\n")
     }
 
+    /// Every message's headers and text, one after another.
     public var text: String { messages.map(Self.text(of:)).joined(separator: "\n\n\u{0C}\n") }
 
     public var metadata: DocumentMetadata {
@@ -250,6 +269,7 @@ public struct MailDocument: FileDocument, DocumentMetadataProviding {
     /// The most messages listed in a mailbox's preview.
     static let previewMessages = 200
 
+    /// The built-in group reading these documents (as `docent` registers it; an app may list it with its own).
     public static var group: DocumentGroup {
         DocumentGroup(viewing: MailDocument.self) { configuration in
             let document = configuration.document

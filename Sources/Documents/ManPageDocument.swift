@@ -23,6 +23,7 @@ public struct ManPageDocument: FileDocument, DocumentMetadataProviding {
 
     public func fileWrapper(configuration: WriteConfiguration) throws -> FileWrapper { .text(page.text) }
 
+    /// The built-in group reading these documents (as `docent` registers it; an app may list it with its own).
     public static var group: DocumentGroup {
         DocumentGroup(viewing: ManPageDocument.self) { configuration in
             page(configuration.document.page)

@@ -20,7 +20,9 @@ public struct MarkdownDocument: FileDocument, DocumentMetadataProviding {
 
     /// One heading of the outline.
     public struct Outline: Sendable, Hashable {
+        /// The heading's level (1 for `#`).
         public var level: Int
+        /// The heading's text.
         public var text: String
     }
 

@@ -25,13 +25,32 @@ public struct MediaDocument: FileDocument, DocumentMetadataProviding {
     }
     public static var writableContentTypes: [UTType] { [.plainText] }
 
+    /// The container format (`MP3`, `FLAC`, `MP4`).
     public var format: String
-    public var title: String?, artist: String?, album: String?, genre: String?, comment: String?
-    public var year: Int?, track: Int?
+    /// The title tag.
+    public var title: String?
+    /// The artist tag.
+    public var artist: String?
+    /// The album tag.
+    public var album: String?
+    /// The genre tag.
+    public var genre: String?
+    /// The comment tag.
+    public var comment: String?
+    /// The year tag.
+    public var year: Int?
+    /// The track number tag.
+    public var track: Int?
     /// Every tag, by TagLib's property name (`ALBUMARTIST`, `COMPOSER`, `LYRICS` …), in order.
     public var tags: [(key: String, value: String)] = []
+    /// The duration in seconds.
     public var duration: Double?
-    public var bitRate: Int?, sampleRate: Int?, channels: Int?
+    /// The bit rate in kbit/s.
+    public var bitRate: Int?
+    /// The sample rate in Hz.
+    public var sampleRate: Int?
+    /// The number of channels.
+    public var channels: Int?
 
     public init(configuration: ReadConfiguration) throws {
         let file: ReadOnlyFile
@@ -103,6 +122,7 @@ public struct MediaDocument: FileDocument, DocumentMetadataProviding {
         return .text(lines.joined(separator: "\n"))
     }
 
+    /// The built-in group reading these documents (as `docent` registers it; an app may list it with its own).
     public static var group: DocumentGroup {
         DocumentGroup(viewing: MediaDocument.self) { configuration in
             let document = configuration.document

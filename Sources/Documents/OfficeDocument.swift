@@ -17,11 +17,31 @@ public struct OfficeDocument: FileDocument, DocumentMetadataProviding {
     }
     public static var writableContentTypes: [UTType] { [.plainText] }
 
-    public enum Kind: String, Sendable { case text = "Text document", spreadsheet = "Spreadsheet", presentation = "Presentation" }
+    /// What kind of office document: text, spreadsheet or presentation.
+    public enum Kind: String, Sendable {
+        /// A word processor's document (ODT, DOCX).
+        case text = "Text document"
+        /// A spreadsheet (ODS, XLSX).
+        case spreadsheet = "Spreadsheet"
+        /// A presentation (ODP, PPTX).
+        case presentation = "Presentation"
+    }
 
+    /// Its kind.
     public var kind: Kind = .text
-    public var title: String?, author: String?, subject: String?, keywords: String?
-    public var created: String?, modified: String?
+    /// The title in its properties.
+    public var title: String?
+    /// The author.
+    public var author: String?
+    /// The subject.
+    public var subject: String?
+    /// The keywords.
+    public var keywords: String?
+    /// When it was created, as written.
+    public var created: String?
+    /// When it was last modified, as written.
+    public var modified: String?
+    /// Its page count, when its properties say.
     public var pages: Int?
     /// Sheet names (spreadsheets), in order.
     public var sheets: [String] = []
@@ -29,6 +49,7 @@ public struct OfficeDocument: FileDocument, DocumentMetadataProviding {
     public var slides: Int?
     /// The text, in reading order: paragraphs on lines, cells separated by tabs.
     public var text = ""
+    /// What could not be read.
     public var problems: [DocumentProblem] = []
 
     public init(configuration: ReadConfiguration) throws {
@@ -137,6 +158,7 @@ public struct OfficeDocument: FileDocument, DocumentMetadataProviding {
 
     public func fileWrapper(configuration: WriteConfiguration) throws -> FileWrapper { .text(text) }
 
+    /// The built-in group reading these documents (as `docent` registers it; an app may list it with its own).
     public static var group: DocumentGroup {
         DocumentGroup(viewing: OfficeDocument.self) { configuration in
             let document = configuration.document

@@ -18,12 +18,29 @@ public struct PDFDocument: FileDocument, DocumentMetadataProviding {
 
     /// The text of each page read (at most `pageTextLimit` bytes in all).
     public let pages: [String]
+    /// The number of pages.
     public let pageCount: Int
-    public let title: String?, author: String?, subject: String?, keywords: String?, creator: String?, producer: String?
-    public let created: Date?, modified: Date?
+    /// The title in its information dictionary.
+    public let title: String?
+    /// The author.
+    public let author: String?
+    /// The subject.
+    public let subject: String?
+    /// The keywords.
+    public let keywords: String?
+    /// The application that made the original.
+    public let creator: String?
+    /// The application that made the PDF.
+    public let producer: String?
+    /// When it was created.
+    public let created: Date?
+    /// When it was last modified.
+    public let modified: Date?
+    /// The PDF version (`1.7`).
     public let version: String?
     /// Whether a password is needed (then only the version is known).
     public let isEncrypted: Bool
+    /// What could not be read (damaged pages, encryption).
     public let problems: [DocumentProblem]
 
     /// The most text taken from one PDF: pages after it are counted, not read.
@@ -194,6 +211,7 @@ public struct PDFDocument: FileDocument, DocumentMetadataProviding {
     /// The most pages shown in a preview.
     static let previewPages = 10
 
+    /// The built-in group reading these documents (as `docent` registers it; an app may list it with its own).
     public static var group: DocumentGroup {
         DocumentGroup(viewing: PDFDocument.self) { configuration in
             let document = configuration.document

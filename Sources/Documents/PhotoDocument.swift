@@ -13,6 +13,7 @@ public struct PhotoDocument: FileDocument, DocumentMetadataProviding {
 
     /// The header, for a JPEG.
     public let image: ImageDocument?
+    /// The format (`JPEG`, `TIFF`, a raw camera format).
     public let format: String
     package let exif: EXIFTags?
     /// How much of a TIFF is given to libexif (its directories may sit after the pixels).
@@ -38,7 +39,9 @@ public struct PhotoDocument: FileDocument, DocumentMetadataProviding {
         }
     }
 
+    /// The width in pixels.
     public var width: Int? { image?.width ?? exif?.width }
+    /// The height in pixels.
     public var height: Int? { image?.height ?? exif?.height }
 
     public var metadata: DocumentMetadata {
@@ -64,6 +67,7 @@ public struct PhotoDocument: FileDocument, DocumentMetadataProviding {
         return .text(([line] + [exif?.text].compactMap { $0 }).joined(separator: "\n"))
     }
 
+    /// The built-in group reading these documents (as `docent` registers it; an app may list it with its own).
     public static var group: DocumentGroup {
         DocumentGroup(viewing: PhotoDocument.self) { configuration in
             let document = configuration.document

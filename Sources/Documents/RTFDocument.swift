@@ -12,8 +12,11 @@ public struct RTFDocument: FileDocument, DocumentMetadataProviding {
     public static var readableContentTypes: [UTType] { [UTType("public.rtf") ?? .text] }
     public static var writableContentTypes: [UTType] { [.plainText] }
 
+    /// The text, without the markup.
     public var text = ""
+    /// The `\\info` group's fields (title, author, …).
     public var info: [String: String] = [:]
+    /// What could not be read.
     public var problems: [DocumentProblem] = []
 
     /// Destinations whose content is not the document's text.
@@ -225,6 +228,7 @@ public struct RTFDocument: FileDocument, DocumentMetadataProviding {
 
     public func fileWrapper(configuration: WriteConfiguration) throws -> FileWrapper { .text(text) }
 
+    /// The built-in group reading these documents (as `docent` registers it; an app may list it with its own).
     public static var group: DocumentGroup {
         DocumentGroup(viewing: RTFDocument.self) { configuration in
             let document = configuration.document

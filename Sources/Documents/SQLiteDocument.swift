@@ -15,15 +15,21 @@ public struct SQLiteDocument: FileDocument, DocumentMetadataProviding {
 
     /// A table, view, index or trigger.
     public struct Object: Sendable {
+        /// `table`, `view`, `index` or `trigger`.
         public var type: String
+        /// Its name.
         public var name: String
+        /// The SQL that made it.
         public var sql: String?
         /// Rows, for tables (nil when they could not be counted).
         public var rows: Int?
     }
 
+    /// The schema's objects, tables first.
     public let objects: [Object]
+    /// The database's page size in bytes.
     public let pageSize: Int?
+    /// What could not be read.
     public let problems: [DocumentProblem]
 
     public init(configuration: ReadConfiguration) throws {
@@ -135,6 +141,7 @@ public struct SQLiteDocument: FileDocument, DocumentMetadataProviding {
 
     public func fileWrapper(configuration: WriteConfiguration) throws -> FileWrapper { .text(text) }
 
+    /// The built-in group reading these documents (as `docent` registers it; an app may list it with its own).
     public static var group: DocumentGroup {
         DocumentGroup(viewing: SQLiteDocument.self) { configuration in
             let document = configuration.document

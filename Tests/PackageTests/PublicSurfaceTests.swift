@@ -32,10 +32,18 @@ struct PublicSurfaceTests {
         }
     }
 
+    @Test("Every public declaration of DocentKit and what it re-exports has a doc comment")
+    func everyDeclarationDocumented() throws {
+        let undocumented = try Self.modules.flatMap { try Self.publicSymbols(of: $0, undocumentedOnly: true) }
+        #expect(undocumented.isEmpty, "public without a doc comment:\n\(undocumented.sorted().joined(separator: "\n"))")
+    }
+
     /// "module<TAB>kind<TAB>path<TAB>declaration" for each public symbol of `module` (and of
-    /// its extensions to other modules' types).
-    static func publicSymbols(of module: String) throws -> [String] {
-        let output = FileManager.default.temporaryDirectory.appendingPathComponent("docent-symbols-\(getpid())-\(module)")
+    /// its extensions to other modules' types); with `undocumentedOnly`, those written in the
+    /// sources without a doc comment (what the compiler makes — `hashValue`, `==` — has none
+    /// to have, and a protocol requirement's implementation inherits the requirement's).
+    static func publicSymbols(of module: String, undocumentedOnly: Bool = false) throws -> [String] {
+        let output = FileManager.default.temporaryDirectory.appendingPathComponent("docent-symbols-\(UUID().uuidString)-\(module)")
         try FileManager.default.createDirectory(at: output, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: output) }
         try extract(module, to: output)
@@ -46,6 +54,7 @@ struct PublicSurfaceTests {
                 guard let access = symbol["accessLevel"] as? String, access == "public" || access == "open",
                       let path = symbol["pathComponents"] as? [String],
                       let kind = (symbol["kind"] as? [String: Any])?["identifier"] as? String else { continue }
+                if undocumentedOnly, symbol["docComment"] != nil || symbol["location"] == nil { continue }
                 let fragments = (symbol["declarationFragments"] as? [[String: Any]] ?? []).compactMap { $0["spelling"] as? String }
                 let declaration = fragments.joined().split(whereSeparator: \.isNewline).joined(separator: " ")
                 lines.append([module, kind.replacingOccurrences(of: "swift.", with: ""), path.joined(separator: "."), declaration]
@@ -103,7 +112,7 @@ struct PublicSurfaceTests {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         process.arguments = arguments
-        let errors = FileManager.default.temporaryDirectory.appendingPathComponent("docent-surface-\(getpid()).err")
+        let errors = FileManager.default.temporaryDirectory.appendingPathComponent("docent-surface-\(UUID().uuidString).err")
         _ = FileManager.default.createFile(atPath: errors.path, contents: nil)
         defer { try? FileManager.default.removeItem(at: errors) }
         let out = Pipe()
