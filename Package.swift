@@ -301,3 +301,9 @@ if Context.environment["DOCENT_FUZZ"] != nil {
         package.products.append(.executable(name: target.name, targets: [target.name]))
     }
 }
+
+// Imports are internal unless written `public import` (SE-0409): what a module shows of its
+// dependencies is chosen, not implied. (Its own public declarations say which they need.)
+for target in package.targets where target.type != .system && target.type != .plugin {
+    target.swiftSettings = (target.swiftSettings ?? []) + [.enableUpcomingFeature("InternalImportsByDefault")]
+}

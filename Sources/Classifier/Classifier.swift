@@ -1,10 +1,10 @@
 #if canImport(Glibc)
 import Glibc
 #endif
-import ContentTypes
+public import ContentTypes
 @_exported import FileAccess
 import Synchronization
-import SystemPackage
+public import SystemPackage
 
 /// A file's content type with the evidence behind it.
 public struct Classification: Sendable {

@@ -1,4 +1,4 @@
-import ContentTypes
+public import ContentTypes
 import FileAccess
 
 /// Why a file got the type it got.

@@ -1,5 +1,5 @@
 import FileAccess
-import SystemPackage
+public import SystemPackage
 
 /// The first bytes of a regular file, read once, bounded, and kept for whoever opens the
 /// file next (the document that reads it), so nothing is read twice.

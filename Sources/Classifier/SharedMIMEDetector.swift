@@ -1,4 +1,4 @@
-import ContentTypes
+public import ContentTypes
 
 /// What the Shared MIME-info Database says about a file, decided the way its specification
 /// (and GLib's `g_content_type_guess`) does, with the steps that decided it.

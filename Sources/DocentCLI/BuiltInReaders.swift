@@ -1,4 +1,4 @@
-import ContentTypes
+package import ContentTypes
 
 /// The built-in document types and what each reads, in their declaration order — the table
 /// `docent` uses for `docent info`'s `document:` line without loading the readers (poppler,

@@ -1,11 +1,11 @@
 import ContentTypes
-import FileAccess
-import ArgumentParser
-import Foundation
-import Index
+package import FileAccess
+package import ArgumentParser
+package import Foundation
+package import Index
 import PostgresIndex
 import Yams
-import SystemPackage
+package import SystemPackage
 #if canImport(Glibc)
 import Glibc
 #endif

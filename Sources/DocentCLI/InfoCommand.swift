@@ -1,9 +1,9 @@
-import ArgumentParser
-import Classifier
-import ContentTypes
+package import ArgumentParser
+package import Classifier
+package import ContentTypes
 import Dispatch
-import DocumentModel
-import FileAccess
+package import DocumentModel
+package import FileAccess
 import Foundation
 import SystemPackage
 import Watcher

@@ -1,7 +1,7 @@
-import ArgumentParser
-import ContentTypes
+public import ArgumentParser
+package import ContentTypes
 import Foundation
-import Index
+public import Index
 import FileAccess
 import Rendering
 import SystemPackage

@@ -1,7 +1,7 @@
 import DocentCLI
 import ArgumentParser
 import ContentTypes
-import Engine
+package import Engine
 import Foundation
 import Index
 import FileAccess

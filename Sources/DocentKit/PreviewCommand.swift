@@ -3,9 +3,9 @@ import ArgumentParser
 import ContentTypes
 import DocumentModel
 import Documents
-import Engine
+package import Engine
 import Foundation
-import Index
+package import Index
 import Rendering
 import FileAccess
 import Watcher

@@ -2,7 +2,7 @@ import DocentCLI
 import Dispatch
 import Engine
 import Foundation
-import Index
+package import Index
 import Logging
 import PostgresIndex
 import Rendering

@@ -1,6 +1,6 @@
 import DocumentModel
 import Foundation
-import GRDB
+public import GRDB
 
 /// What a persistent-store viewer is given: the store's records, as SwiftData's
 /// `DocumentGroup(viewing:contentType:)` gives a model container.

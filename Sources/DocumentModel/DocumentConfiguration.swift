@@ -1,5 +1,5 @@
-import ContentTypes
-import Foundation
+public import ContentTypes
+public import Foundation
 
 /// What a viewer of a value-type document is given: SwiftUI's `FileDocumentConfiguration`.
 public struct FileDocumentConfiguration<Document: FileDocument>: Sendable {

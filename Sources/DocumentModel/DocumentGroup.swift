@@ -1,5 +1,5 @@
 import FileAccess
-import ContentTypes
+public import ContentTypes
 import Foundation
 
 /// What a run-time reader made of a file (see `DocumentGroup.init(named:readableContentTypes:detail:read:)`).

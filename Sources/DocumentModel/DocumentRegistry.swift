@@ -1,4 +1,4 @@
-import ContentTypes
+package import ContentTypes
 import Synchronization
 
 /// The viewing groups Docent knows, in declaration order, and the choice among them.

@@ -1,5 +1,5 @@
-import FileAccess
-import Foundation
+public import FileAccess
+public import Foundation
 
 /// What a file wrapper knows of its file's attributes (Foundation's `fileAttributes`
 /// dictionary, typed).

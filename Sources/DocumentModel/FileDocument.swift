@@ -1,4 +1,4 @@
-import ContentTypes
+public import ContentTypes
 import Foundation
 
 /// A document type that reads a file into a value: SwiftUI's `FileDocument`.

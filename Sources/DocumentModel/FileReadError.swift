@@ -1,4 +1,4 @@
-import SystemPackage
+public import SystemPackage
 
 /// A file could not be read: which one, what the system said, and what to do.
 public struct FileReadError: Error, Sendable, CustomStringConvertible {

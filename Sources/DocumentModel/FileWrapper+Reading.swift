@@ -1,5 +1,5 @@
-import FileAccess
-import Foundation
+package import FileAccess
+public import Foundation
 import SystemPackage
 
 extension FileWrapper {

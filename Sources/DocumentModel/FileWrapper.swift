@@ -1,6 +1,6 @@
-import FileAccess
-import Foundation
-import SystemPackage
+package import FileAccess
+public import Foundation
+public import SystemPackage
 
 /// A file, a directory or a symbolic link, read lazily and read-only: Foundation's
 /// `FileWrapper`, which Foundation on Linux lacks, shaped for an indexer.

@@ -1,5 +1,5 @@
 import FileAccess
-import Foundation
+public import Foundation
 import SystemPackage
 
 /// Opens documents by URL, keeping each open once: SwiftUI's `OpenDocumentAction`.

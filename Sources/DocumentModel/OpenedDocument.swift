@@ -1,5 +1,5 @@
-import ContentTypes
-import Foundation
+package import ContentTypes
+package import Foundation
 
 /// A document opened through a `DocumentGroup`, whatever its type: its metadata, its preview
 /// and its renditions.

@@ -1,6 +1,6 @@
 import CArchive
-import ContentTypes
-import DocumentModel
+public import ContentTypes
+public import DocumentModel
 import Foundation
 
 /// An archive read with libarchive — zip, tar (plain, gzip, bzip2, xz, zstd), 7z, cpio, ISO

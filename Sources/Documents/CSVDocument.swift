@@ -1,5 +1,5 @@
-import ContentTypes
-import DocumentModel
+public import ContentTypes
+public import DocumentModel
 import Foundation
 
 /// Comma- or tab-separated values (RFC 4180 quoting): the header and first rows as a table,

@@ -1,7 +1,7 @@
 import CArchive
 import CZlib
-import ContentTypes
-import DocumentModel
+public import ContentTypes
+public import DocumentModel
 import Foundation
 
 /// A file compressed on its own — gzip, bzip2, xz (or the older lzma) or Zstandard: a man

@@ -1,5 +1,5 @@
-import ContentTypes
-import DocumentModel
+public import ContentTypes
+public import DocumentModel
 import Foundation
 
 /// An EPUB book (2 or 3): the package's metadata (title, creators, language, publisher,

@@ -1,5 +1,5 @@
 import CExif
-import Foundation
+package import Foundation
 
 /// What a photograph's EXIF data says, read with libexif: camera, lens, when it was
 /// taken, orientation, exposure, and where (GPS).

@@ -1,5 +1,5 @@
-import ContentTypes
-import DocumentModel
+package import ContentTypes
+package import DocumentModel
 import FileAccess
 import Foundation
 #if canImport(Glibc)

@@ -1,4 +1,4 @@
-import ContentTypes
+package import ContentTypes
 import DocumentModel
 import Foundation
 

@@ -1,6 +1,6 @@
-import ContentTypes
-import DocumentModel
-import Foundation
+public import ContentTypes
+public import DocumentModel
+public import Foundation
 
 /// Anything no other document type reads: what the file is, how big, and its first bytes
 /// in hex. Directories list their entries; links give their destination; special files

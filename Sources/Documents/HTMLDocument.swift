@@ -1,6 +1,6 @@
 import CLibXML2
-import ContentTypes
-import DocumentModel
+public import ContentTypes
+public import DocumentModel
 import Foundation
 
 /// HTML, parsed by libxml2's forgiving HTML parser (as a stream: see `HTMLText`): title, text

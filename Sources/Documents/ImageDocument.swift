@@ -1,5 +1,5 @@
-import ContentTypes
-import DocumentModel
+public import ContentTypes
+public import DocumentModel
 import Foundation
 
 /// Images: dimensions and colour information read from the header (PNG, JPEG, GIF, WebP,

@@ -1,5 +1,5 @@
-import ContentTypes
-import DocumentModel
+public import ContentTypes
+public import DocumentModel
 import Foundation
 
 /// JSON: validated, its head re-indented, its top-level keys listed; its strings are the

@@ -1,8 +1,8 @@
 import CGMime
-import ContentTypes
-import DocumentModel
+public import ContentTypes
+public import DocumentModel
 import FileAccess
-import Foundation
+public import Foundation
 
 #if canImport(Glibc)
 import Glibc

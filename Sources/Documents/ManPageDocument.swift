@@ -1,5 +1,5 @@
-import ContentTypes
-import DocumentModel
+public import ContentTypes
+public import DocumentModel
 import Foundation
 
 /// A man page's roff source (`ls.1`; compressed ones, `ls.1.gz`, come through

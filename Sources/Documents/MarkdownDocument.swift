@@ -1,5 +1,5 @@
-import ContentTypes
-import DocumentModel
+public import ContentTypes
+public import DocumentModel
 import Foundation
 
 /// Markdown, read by cmark-gfm: previewed as its blocks, titled by its first heading, and

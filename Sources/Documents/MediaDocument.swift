@@ -1,6 +1,6 @@
 import CTagLib
-import ContentTypes
-import DocumentModel
+public import ContentTypes
+public import DocumentModel
 import FileAccess
 import Foundation
 

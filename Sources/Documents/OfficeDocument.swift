@@ -1,5 +1,5 @@
-import ContentTypes
-import DocumentModel
+public import ContentTypes
+public import DocumentModel
 import Foundation
 
 /// Word, Excel and PowerPoint files (Office Open XML: `.docx`, `.xlsx`, `.pptx` and their

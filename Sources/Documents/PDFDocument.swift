@@ -1,9 +1,9 @@
 import CMuPDF
 import CPoppler
-import ContentTypes
-import DocumentModel
+public import ContentTypes
+public import DocumentModel
 import FileAccess
-import Foundation
+public import Foundation
 
 /// A PDF, read with MuPDF: the text of each page in reading order (hyphens at line ends
 /// joined, as `pdftotext` does), and the document information (title, author, subject,

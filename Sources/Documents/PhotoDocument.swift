@@ -1,5 +1,5 @@
-import ContentTypes
-import DocumentModel
+public import ContentTypes
+public import DocumentModel
 import Foundation
 
 /// Photographs — JPEG and TIFF: what `ImageDocument` reads from the header (JPEG), and the

@@ -1,5 +1,5 @@
-import ContentTypes
-import DocumentModel
+public import ContentTypes
+public import DocumentModel
 import Foundation
 
 /// Plain text in UTF-8, UTF-16 (with a byte-order mark) or Latin-1.

@@ -1,5 +1,5 @@
-import ContentTypes
-import DocumentModel
+public import ContentTypes
+public import DocumentModel
 import Foundation
 
 /// Rich Text (`.rtf`): the text, and the `\info` group's title, author, subject, keywords

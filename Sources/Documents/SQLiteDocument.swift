@@ -1,6 +1,6 @@
 import CSQLite
-import ContentTypes
-import DocumentModel
+public import ContentTypes
+public import DocumentModel
 import Foundation
 
 /// A SQLite database — the persistent store a document-based app saves — viewed: its tables

@@ -1,5 +1,5 @@
-import ContentTypes
-import DocumentModel
+public import ContentTypes
+public import DocumentModel
 import Foundation
 
 /// XML, streamed through libxml2's reader: root element, namespaces, element count, the

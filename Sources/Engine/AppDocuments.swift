@@ -1,4 +1,4 @@
-import DocumentModel
+package import DocumentModel
 import Documents
 import FileAccess
 

@@ -1,9 +1,9 @@
-import Classifier
-import ContentTypes
-import DocumentModel
+package import Classifier
+package import ContentTypes
+package import DocumentModel
 import Documents
 import Foundation
-import SystemPackage
+package import SystemPackage
 
 /// One file's trip from path to open document: `lstat`, classify, wrap the bytes already
 /// read, choose the viewing group, open read-only.

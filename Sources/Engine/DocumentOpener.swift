@@ -1,10 +1,10 @@
 import Classifier
-import ContentTypes
-import DocumentModel
+package import ContentTypes
+package import DocumentModel
 import Documents
 import FileAccess
 import Foundation
-import SystemPackage
+package import SystemPackage
 
 /// The one way a file is read, for every consumer (`docent index`, the live indexer, the
 /// preview cache, the viewer, `preview` and `export`, DocentKit apps): the file is classified

@@ -1,4 +1,4 @@
-import DocumentModel
+package import DocumentModel
 import Foundation
 
 /// The budgets one document runs under.

@@ -1,7 +1,7 @@
-import DocumentModel
+package import DocumentModel
 import FileAccess
-import Foundation
-import SystemPackage
+package import Foundation
+package import SystemPackage
 #if canImport(Glibc)
 import Glibc
 #endif

@@ -1,6 +1,6 @@
 import CMalloc
-import ContentTypes
-import DocumentModel
+package import ContentTypes
+package import DocumentModel
 import Documents
 import FileAccess
 import Foundation

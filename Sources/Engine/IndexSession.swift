@@ -1,6 +1,6 @@
 import FileAccess
 import Foundation
-import Index
+package import Index
 import SystemPackage
 #if canImport(Glibc)
 import Glibc

@@ -1,12 +1,12 @@
-import FileAccess
+package import FileAccess
 import Classifier
-import ContentTypes
-import DocumentModel
+package import ContentTypes
+package import DocumentModel
 import Documents
 import Foundation
-import Index
-import SystemPackage
-import Watcher
+package import Index
+package import SystemPackage
+package import Watcher
 
 /// What one `docent index` run did.
 package struct IndexSummary: Sendable, Codable, Equatable {

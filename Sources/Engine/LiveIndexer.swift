@@ -3,7 +3,7 @@ import FileAccess
 import Foundation
 import Index
 import SystemPackage
-import Watcher
+package import Watcher
 
 /// What applying one batch of live changes did.
 package struct LiveSummary: Sendable, Equatable {

@@ -1,10 +1,10 @@
 import CPicture
 import CTagLib
 import Classifier
-import ContentTypes
+package import ContentTypes
 import FileAccess
 import Foundation
-import SystemPackage
+package import SystemPackage
 
 /// Pictures of documents, made in the helper process (the image decoders, poppler and
 /// TagLib read untrusted bytes): an image scaled down, a PDF's page (the first, or any the

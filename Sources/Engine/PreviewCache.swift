@@ -1,9 +1,9 @@
 import DocumentModel
 import Documents
-import FileAccess
+package import FileAccess
 import Foundation
 import Index
-import SystemPackage
+package import SystemPackage
 #if canImport(Glibc)
 import Glibc
 #endif

@@ -1,10 +1,10 @@
-import ContentTypes
-import DocumentModel
+package import ContentTypes
+package import DocumentModel
 import Documents
 import FileAccess
 import Foundation
-import SystemPackage
-import Watcher
+package import SystemPackage
+package import Watcher
 #if canImport(Glibc)
 import Glibc
 #endif

@@ -1,7 +1,7 @@
 import FileAccess
 import ContentTypes
-import DocumentModel
-import Documents
+package import DocumentModel
+package import Documents
 import Foundation
 import Yams
 

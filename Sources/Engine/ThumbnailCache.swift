@@ -1,6 +1,6 @@
-import FileAccess
-import Foundation
-import SystemPackage
+package import FileAccess
+package import Foundation
+package import SystemPackage
 
 /// The thumbnail cache of the freedesktop Thumbnail Managing Standard, shared with file
 /// managers: `$XDG_CACHE_HOME/thumbnails/{normal,large,x-large,xx-large}/MD5(URI).png`, each

@@ -1,11 +1,11 @@
 import Dispatch
 import FileAccess
 import Foundation
-import Index
-import Logging
+package import Index
+package import Logging
 import Synchronization
-import SystemPackage
-import Watcher
+package import SystemPackage
+package import Watcher
 
 /// `docent watch`: reconciles the index with the roots, then keeps it current from inotify
 /// until stopped.

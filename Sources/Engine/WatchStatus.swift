@@ -1,7 +1,7 @@
 import FileAccess
 import Foundation
 import Index
-import Watcher
+package import Watcher
 #if canImport(Glibc)
 import Glibc
 #endif

@@ -1,7 +1,7 @@
-import CFileSystem
-import SystemPackage
+public import CFileSystem
+public import SystemPackage
 #if canImport(Glibc)
-import Glibc
+public import Glibc
 #endif
 
 /// A child process started with `posix_spawn` and waited for by its owner alone: no monitor

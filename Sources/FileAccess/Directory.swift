@@ -1,7 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
-import SystemPackage
+public import SystemPackage
 
 /// One entry of a directory, as `readdir` reports it.
 public struct DirectoryEntry: Sendable {

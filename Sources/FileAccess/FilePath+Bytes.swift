@@ -1,7 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
-import SystemPackage
+public import SystemPackage
 
 extension FilePath {
     /// The path's bytes, exactly as the kernel sees them (they need not be UTF-8).

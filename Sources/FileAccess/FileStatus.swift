@@ -1,7 +1,7 @@
 #if canImport(Glibc)
-import Glibc
+public import Glibc
 #endif
-import SystemPackage
+public import SystemPackage
 
 /// What `lstat` says a path is.
 public enum FileKind: String, Sendable, Hashable, Codable {

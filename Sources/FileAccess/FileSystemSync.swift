@@ -1,5 +1,5 @@
 import CFileSystem
-import SystemPackage
+public import SystemPackage
 #if canImport(Glibc)
 import Glibc
 #endif

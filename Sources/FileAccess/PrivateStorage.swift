@@ -1,7 +1,7 @@
 #if canImport(Glibc)
-import Glibc
+public import Glibc
 #endif
-import SystemPackage
+public import SystemPackage
 
 /// Where Docent keeps what it learns from the user's files (the index holds their text, the
 /// preview cache their previews): directories `0700` and files `0600`, whatever the umask,

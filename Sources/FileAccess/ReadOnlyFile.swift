@@ -1,7 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
-import SystemPackage
+public import SystemPackage
 
 /// A regular file opened read-only, the one way Docent opens a user's file.
 ///

@@ -1,6 +1,6 @@
 import CSnippet
 import FileAccess
-import Foundation
+public import Foundation
 import GRDB
 
 /// The searchable index: one SQLite database in WAL mode, so searches never wait for the

@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// Where the index's rows live: what the indexer, the watcher and the searches ask of it.
 ///

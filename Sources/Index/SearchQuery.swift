@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// A parsed `docent search` query: the full-text part and the field filters.
 ///

@@ -1,5 +1,5 @@
-import Foundation
-import Index
+public import Foundation
+public import Index
 
 /// The roots, the reader and classifier fingerprints and the type conformance, as SQLite keeps
 /// them (FileIndex+Roots, +Readers, +TypeAncestry), each host's own except the conformance.

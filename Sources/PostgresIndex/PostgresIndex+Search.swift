@@ -1,5 +1,5 @@
 import Foundation
-import Index
+public import Index
 
 extension PostgresIndex {
     /// The settings a searching store's connections start with (see `search`).

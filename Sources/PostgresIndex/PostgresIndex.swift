@@ -1,6 +1,6 @@
 import FileAccess
 import Foundation
-import Index
+public import Index
 
 /// The index in a PostgreSQL database, shared by several hosts: each `docent watch` writes
 /// its own host's rows (a host's reconcile never touches another's), and every search spans

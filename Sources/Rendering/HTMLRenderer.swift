@@ -1,4 +1,4 @@
-import DocumentModel
+package import DocumentModel
 
 /// Renders a preview as one standalone HTML page.
 ///

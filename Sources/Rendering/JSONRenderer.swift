@@ -1,4 +1,4 @@
-import DocumentModel
+package import DocumentModel
 import Foundation
 
 /// Renders a preview as JSON: `{"title": …, "elements": [{"type": "heading", …}, …]}`.

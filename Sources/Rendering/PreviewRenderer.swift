@@ -1,4 +1,4 @@
-import DocumentModel
+package import DocumentModel
 
 /// Turns a preview into output of one format. All escaping of file content happens in
 /// renderers: a document type never writes markup or escape codes itself.

@@ -1,4 +1,4 @@
-import DocumentModel
+package import DocumentModel
 
 /// Renders a preview as plain text, or as text with ANSI styles for a terminal.
 ///

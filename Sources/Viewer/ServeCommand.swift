@@ -1,4 +1,4 @@
-import ArgumentParser
+public import ArgumentParser
 import DocentCLI
 import DocentKit
 import Engine

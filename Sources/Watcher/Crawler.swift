@@ -1,5 +1,5 @@
-import FileAccess
-import SystemPackage
+public import FileAccess
+public import SystemPackage
 
 /// Walks a directory tree without following symbolic links.
 ///

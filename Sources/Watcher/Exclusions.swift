@@ -2,7 +2,7 @@
 import Glibc
 #endif
 import FileAccess
-import SystemPackage
+public import SystemPackage
 
 /// Which files and directories are left alone: shell globs matched against a name, or,
 /// when the pattern holds a "/", against the whole absolute path.

@@ -1,4 +1,4 @@
-import SystemPackage
+public import SystemPackage
 
 /// A change under the roots, as the index must apply it.
 public enum FileChange: Sendable, Hashable {

@@ -1,7 +1,7 @@
 import Dispatch
 import Foundation
 import Synchronization
-import SystemPackage
+public import SystemPackage
 
 /// Wakes its caller whenever one of a few files may have changed: written, replaced by a
 /// rename, removed, or come back — `tail -f` for `docent preview --follow` and for the

@@ -2,7 +2,7 @@
 import Glibc
 #endif
 import FileAccess
-import SystemPackage
+public import SystemPackage
 
 /// An inotify instance: the descriptor and its watches.
 ///

@@ -3,7 +3,7 @@ import Glibc
 #endif
 import CFileSystem
 import FileAccess
-import SystemPackage
+public import SystemPackage
 
 /// One line of `/proc/self/mountinfo`: where a file system is mounted and its type.
 public struct Mount: Sendable, Hashable {

@@ -1,4 +1,4 @@
-import SystemPackage
+public import SystemPackage
 
 /// What the watcher's shell is asked to do to the kernel or the disk after a decision.
 public enum WatchCommand: Hashable, Sendable {

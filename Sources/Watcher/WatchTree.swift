@@ -1,4 +1,4 @@
-import SystemPackage
+public import SystemPackage
 
 /// Which directory each inotify watch stands for, both ways.
 public struct WatchTree: Sendable {

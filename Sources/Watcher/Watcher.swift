@@ -3,7 +3,7 @@ import Glibc
 #endif
 import FileAccess
 import Synchronization
-import SystemPackage
+public import SystemPackage
 
 /// What the watcher reports about itself.
 public struct WatcherStatistics: Sendable, Equatable {

@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// A fresh directory for one test, removed when the value is released.
 public final class TemporaryDirectory {
