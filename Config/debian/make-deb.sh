@@ -20,9 +20,10 @@ build=(swift build -c release --static-swift-stdlib -Xswiftc -use-ld=lld -Xlinke
 bin=$("${build[@]}" --show-bin-path)
 
 # The version: the release docent says, and for a build that is not the release's tag the
-# commit's date and name after it (0.1.0+git20261127.0d68e86), so each build sorts above the last.
+# commit's date and name after it (0.2.0+git20261127.0d68e86), so each build sorts above the last.
 release=$("$bin/docent" --version | cut -d' ' -f1)
-if [ "$(git describe --exact-match --tags 2>/dev/null || true)" = "v$release" ]; then
+tag=$(git describe --exact-match --tags 2>/dev/null || true)
+if [ "$tag" = "$release" ] || [ "$tag" = "v$release" ]; then
     version=$release
 else
     version="$release+git$(date -u -d "@$(git log -1 --format=%ct)" +%Y%m%d).$(git rev-parse --short=7 HEAD)"

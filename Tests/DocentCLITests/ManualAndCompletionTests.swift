@@ -36,6 +36,10 @@ struct ManualAndCompletionTests {
         #expect(result.status == 0)
         let line = result.stdout.trimmingCharacters(in: .newlines)
         #expect(line.wholeMatch(of: /[0-9]+\.[0-9]+\.[0-9]+ \(commit ([0-9a-f]{12}|unknown)\)/) != nil, "\(line)")
+        // The release is CHANGELOG.md's newest.
+        let changelog = try String(contentsOf: repository.appendingPathComponent("CHANGELOG.md"), encoding: .utf8)
+        let newest = changelog.firstMatch(of: /\n## ([0-9]+\.[0-9]+\.[0-9]+)/).map { String($0.output.1) }
+        #expect(newest != nil && line.hasPrefix(newest! + " "), "\(line) against CHANGELOG.md's \(newest ?? "nothing")")
         // Built in a git checkout: its commit (the build runs again when HEAD moves).
         let git = Process()
         git.executableURL = URL(fileURLWithPath: "/usr/bin/git")
