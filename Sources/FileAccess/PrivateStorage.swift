@@ -1,5 +1,5 @@
 #if canImport(Glibc)
-public import Glibc
+import Glibc
 #endif
 public import SystemPackage
 
@@ -12,9 +12,9 @@ public import SystemPackage
 /// and each tightening is said once on standard error (once made private, it stays so).
 public enum PrivateStorage {
     /// Owner read and write: the mode of every file Docent writes.
-    public static let fileMode: mode_t = 0o600
+    public static let fileMode: CModeT = 0o600
     /// Owner only: the mode of every directory Docent makes.
-    public static let directoryMode: mode_t = 0o700
+    public static let directoryMode: CModeT = 0o700
 
     /// Makes `path` a directory, and each missing parent, with mode `0700` (the XDG base
     /// directory specification's rule for directories an application creates). When
@@ -41,7 +41,7 @@ public enum PrivateStorage {
     /// it; says so on standard error. Nothing happens to a path that does not exist or that
     /// belongs to someone else. Returns whether it changed.
     @discardableResult
-    public static func tighten(_ path: String, to mode: mode_t = fileMode) -> Bool {
+    public static func tighten(_ path: String, to mode: CModeT = fileMode) -> Bool {
         var status = stat()
         guard lstat(path, &status) == 0, status.st_mode & S_IFMT != S_IFLNK, status.st_uid == geteuid(),
               status.st_mode & 0o077 != 0
