@@ -44,7 +44,8 @@ struct WatchLoop: Sendable, Equatable {
         var reconciled = false
         /// The batch being applied: its changes are still pending until written.
         var inHand = 0
-        var applying = false
+        /// Whether a batch is being applied (one is in hand).
+        var applying: Bool { inHand > 0 }
         /// Storage failures in a row.
         var storageFailures = 0
         /// Rescans put off while on battery.
@@ -89,7 +90,6 @@ struct WatchLoop: Sendable, Equatable {
     /// A batch of `count` changes is being applied (`count` 0: the batch is done, written or put back).
     mutating func applying(_ count: Int) {
         report.inHand = count
-        report.applying = count > 0
     }
 
     /// The index's disk refused a write: how long to wait before trying again — 0.5 s, then

@@ -57,10 +57,10 @@ public enum SearchOrder: String, Sendable, CaseIterable {
     case size
 
     /// The SQL ordering over `files` (SQLite and PostgreSQL alike), for an order other than relevance.
-    package func sql(table: String, nameColumn: String = "name") -> String {
+    package func sql(table: String) -> String {
         switch self {
         case .relevance, .modified: "\(table).modified DESC, \(table).id DESC"
-        case .name: "lower(\(table).\(nameColumn)), \(table).path"
+        case .name: "lower(\(table).name), \(table).path"
         case .size: "\(table).size DESC, \(table).id DESC"
         }
     }
