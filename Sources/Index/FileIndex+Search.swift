@@ -278,7 +278,9 @@ extension FileIndex {
         arguments.append(reranks ? 0 : max(request.offset, 0))
         return try read { db in
             var hits = try Row.fetchAll(db, sql: sql, arguments: StatementArguments(arguments)).map { Self.hit($0, snippet: "") }
+            // Hits holding only part of a long question's words (their snippets are of any of them).
             var relaxed: Set<Int64> = []
+            var relaxedWords: [String] = []
             if reranks, let match = request.match {
                 // How near the words stand, for words that must all be there (not "either word").
                 let near = match.isConjunction && match.parts > 1 ? try Self.proximities(db, ids: hits.map(\.id), match: match) : [:]
@@ -287,15 +289,15 @@ extension FileIndex {
                 if request.offset == 0, !hits.isEmpty, let words = Self.relaxableWords(match) {
                     let extra = try Self.relaxedHits(db, words: words, conditions: conditions, arguments: arguments.dropLast(2).map { $0 },
                                                      excluding: Set(hits.map(\.id)))
-                    relaxed = Set(extra.map(\.id))
+                    (relaxed, relaxedWords) = (Set(extra.map(\.id)), words)
                     hits += extra
                 }
                 hits = Array(Relevance.reranked(hits, for: match, proximity: near).dropFirst(max(request.offset, 0)).prefix(request.limit))
             }
             guard !hits.isEmpty, request.snippets else { return hits }
             var snippets = try Self.snippets(db, ids: hits.map(\.id).filter { !relaxed.contains($0) }, match: request.match)
-            if let words = request.match.flatMap(Self.relaxableWords), case let ids = hits.map(\.id).filter(relaxed.contains), !ids.isEmpty {
-                snippets.merge(try Self.snippets(db, ids: ids, match: .or(words.map { .term($0) })), uniquingKeysWith: { a, _ in a })
+            if case let ids = hits.map(\.id).filter(relaxed.contains), !ids.isEmpty {
+                snippets.merge(try Self.snippets(db, ids: ids, match: .or(relaxedWords.map { .term($0) })), uniquingKeysWith: { a, _ in a })
             }
             return hits.map { hit in
                 var hit = hit
