@@ -79,6 +79,7 @@ package final class IndexSession {
         case .changedOutside, .foreignLog, .flagged: thorough = true
         }
         if let thorough { try checkOrRebuild(thorough: thorough) }
+        try sqlite?.restoreSegmentMerging()
         unlink(path + ".clean")  // until a clean close says otherwise
         if FileManager.default.fileExists(atPath: FileIndex.damageFlagPath(for: path)), thorough == true {
             unlink(FileIndex.damageFlagPath(for: path))  // checked, and sound or rebuilt

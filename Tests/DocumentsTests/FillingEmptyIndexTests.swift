@@ -17,6 +17,13 @@ struct FillingEmptyIndexTests {
         try index.pool.writeWithoutTransaction { try Int.fetchOne($0, sql: "PRAGMA synchronous") ?? -1 }
     }
 
+    /// FTS5's merge settings as the index keeps them: (automerge, crisismerge), nil where unset.
+    static func merging(_ index: FileIndex) throws -> [Int?] {
+        try index.pool.read { db in
+            try ["automerge", "crisismerge"].map { try Int.fetchOne(db, sql: "SELECT v FROM files_fts_config WHERE k = ?", arguments: [$0]) }
+        }
+    }
+
     @Test("The switch sets the writer to OFF and back to NORMAL, the damage flag raised meanwhile")
     func toggle() throws {
         let dir = try TemporaryDirectory()
@@ -24,12 +31,14 @@ struct FillingEmptyIndexTests {
         #expect(try Self.synchronous(index) == 1)
         try index.fillingEmptyIndex(true)
         #expect(try Self.synchronous(index) == 0)
+        #expect(try Self.merging(index) == [0, 1000])
         // Until the fill is durable, the next writer is told to check the whole index.
         #expect(FileManager.default.fileExists(atPath: index.damageFlagPath))
         try index.upsert([IndexedFile(path: Array("/r/a.txt".utf8), device: 1, inode: 1, size: 5, modified: 1, changed: 1,
                                       contentType: "public.plain-text", text: "kettle")])
         try index.fillingEmptyIndex(false)
         #expect(try Self.synchronous(index) == 1)
+        #expect(try Self.merging(index) == [4, 16])
         #expect(!FileManager.default.fileExists(atPath: index.damageFlagPath))
 
         // A reader's word of damage that came during the fill is not the fill's to take back.
@@ -51,5 +60,24 @@ struct FillingEmptyIndexTests {
         _ = try dir.write("root/new.txt", "kettle new")
         #expect(try indexer.run(roots: [FilePath(root)]).indexed == 1)
         #expect(try Self.synchronous(index) == 1)
+    }
+
+    @Test("A fill that was killed has its deferred merging set back by the next writer's session")
+    func killedFillRestoresMerging() throws {
+        let dir = try TemporaryDirectory()
+        let path = dir.path + "/index.sqlite"
+        do {
+            let index = try FileIndex(path: path)
+            try index.fillingEmptyIndex(true)
+            try index.upsert([IndexedFile(path: Array("/r/a.txt".utf8), device: 1, inode: 1, size: 5, modified: 1, changed: 1,
+                                          contentType: "public.plain-text", text: "kettle")])
+            #expect(try Self.merging(index) == [0, 1000])
+            try index.close()  // as a kill leaves it: merging deferred, the damage flag up
+        }
+        let session = try IndexSession(path: path, privateDirectory: false, report: { _ in })
+        let index = try #require(session.index as? FileIndex)
+        #expect(try Self.merging(index) == [4, 16])
+        #expect(try index.search(SearchRequest(match: .term("kettle"), limit: 5)).count == 1)
+        session.finish()
     }
 }
