@@ -1,7 +1,8 @@
 #!/usr/bin/python3
 """Drives `docent serve` in Debian's headless Chromium through chromium-driver (Selenium).
 
-    drive.py test  URL ROOT ARTIFACTS   the viewer as a user meets it; exits 1 on the first failure
+    drive.py test  URL ROOT ARTIFACTS OPENED  the viewer as a user meets it; exits 1 on the first
+                                        failure (OPENED: where the test's opener writes what it opens)
     drive.py bench URL ROOT QUERIES...  keystroke-to-results and disk-to-preview latencies, as JSON
     drive.py reader URL QUERY ID,ID...  the reader's first screen of each row, opened at its match
     drive.py pages URL QUERY,... ID,...  a long PDF opened at the page of its first match
@@ -9,14 +10,14 @@
 URL is the address `docent serve` printed (with its token). ROOT is a watched directory the
 script may write in (the test's own root; the benchmark's scratch root beside the corpus).
 """
-import json, os, sys, time
+import json, os, sys, time, urllib.parse
 from selenium import webdriver
 from selenium.common.exceptions import NoAlertPresentException, TimeoutException
 from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.action_chains import ActionChains
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
-from selenium.webdriver.support.ui import WebDriverWait
+from selenium.webdriver.support.ui import Select, WebDriverWait
 
 
 def browser():
@@ -85,7 +86,26 @@ def write(path, content):
         f.write(content)
 
 
-def test(url, root, artifacts):
+def read(path):
+    try:
+        with open(path) as f:
+            return f.read()
+    except FileNotFoundError:
+        return ""
+
+
+def fresh_search(driver, field, query):
+    """Clears the field and types `query` (a short pause a keystroke)."""
+    field.clear()
+    type_slowly(field, query, pause=0.02)
+
+
+# The preview's own words, its "Why this type" details left out.
+PEOPLES_WORDS = """const c = document.querySelector('#preview').cloneNode(true);
+    c.querySelectorAll('details').forEach(d => d.remove()); return c.innerText;"""
+
+
+def test(url, root, artifacts, opened):
     os.makedirs(artifacts, exist_ok=True)
     driver = browser()
     try:
@@ -111,6 +131,18 @@ def test(url, root, artifacts):
         write(os.path.join(root, "notes.txt"), "first line about comets\nan edited line, live\n")
         wait(driver, lambda d: "an edited line, live" in text(d, "#preview"), "the preview to follow the file")
 
+        # Open and Show in folder: posted from the page, they run the `opener:` setting on the
+        # row's file and its folder; the page stays where it is.
+        click(driver, "#preview .actions form[action^='/open/'] button")
+        wait(driver, lambda d: os.path.join(root, "notes.txt") + "\n" in read(opened), "Open to run the opener on the file")
+        click(driver, "#preview .actions form[action^='/reveal/'] button")
+        wait(driver, lambda d: read(opened).endswith(root + "\n"), "Show in folder to run the opener on its folder")
+        check(driver.execute_script("return window.docentMarker") == 42 and "notes.txt" in text(driver, "#preview .path"),
+              "the page stayed as it was")
+        raw = driver.execute_script("return document.querySelector('#preview .actions a[href^=\"/raw/\"]').href")
+        check(raw.endswith(driver.execute_script("return '/raw/' + document.querySelector('#preview article').dataset.id")),
+              "View the original links the file's bytes by id")
+
         # A file starts matching, then stops: the list follows, without a reload.
         write(os.path.join(root, "arrival.txt"), "comets arriving late\n")
         wait(driver, lambda d: "arrival.txt" in text(d, "#hits"), "a new match to appear")
@@ -135,6 +167,9 @@ def test(url, root, artifacts):
         check(driver.execute_script(in_view), "the match is in view")
         check(driver.execute_script("return document.querySelector('#reader mark.current').closest('li').id") == "L119", "at line 119")
         driver.save_screenshot(os.path.join(artifacts, "reader.png"))
+        words = driver.execute_script(PEOPLES_WORDS)
+        check("Python" in text(driver, "#preview .facts"), "the type said in people's words: %r" % text(driver, "#preview .facts"))
+        check("public." not in words and "Document" not in words, "no type identifier or Swift type outside the details")
         driver.find_element(By.TAG_NAME, "body").send_keys("n")
         wait(driver, lambda d: text(d, "#reader .at") == "2 of 3", "n to the next match")
         driver.find_element(By.TAG_NAME, "body").send_keys("n")
@@ -157,6 +192,30 @@ def test(url, root, artifacts):
              "20 of 25 matches")
         driver.execute_script("const r = document.querySelector('#results'); r.scrollTop = r.scrollHeight;")
         wait(driver, lambda d: len(d.find_elements(By.CSS_SELECTOR, "#hits li")) == 25, "the other 5 on scrolling")
+        # Sorted by name: the address says so, and the list is in the names' order.
+        Select(driver.find_element(By.ID, "sort")).select_by_value("name")
+        names = lambda d: d.execute_script("return Array.from(document.querySelectorAll('#hits li .path')).map(e => e.innerText.split('/').pop())")
+        wait(driver, lambda d: "sort=name" in d.current_url and "pebble1.txt" in text(d, "#hits li"), "the name order")
+        shown = [n for n in (names(driver) or []) if n.startswith("pebble")]
+        natural = sorted(shown, key=lambda n: int("".join(c for c in n if c.isdigit())))
+        check(shown in (sorted(shown), natural), "hits in the order of their names: %s" % shown[:6])
+        Select(driver.find_element(By.ID, "sort")).select_by_value("")
+        wait(driver, lambda d: "sort=" not in d.current_url, "back to the best match")
+        # A phrase being typed searches what is typed so far, without an error at each keystroke.
+        fresh_search(driver, field, '"pebblestone number')
+        typed = lambda d: urllib.parse.parse_qs(urllib.parse.urlsplit(d.current_url).query).get("q") == ['"pebblestone number']
+        wait(driver, lambda d: "pebble" in text(d, "#hits") and typed(d), "the phrase typed so far to match")
+        check("Column" not in text(driver, "#problem") and not driver.find_elements(By.CSS_SELECTOR, "#problem mark.at"),
+              "no error for an unclosed quote")
+        # On a slow answer, a loading bar after 150 ms.
+        driver.execute_cdp_cmd("Network.enable", {})
+        driver.execute_cdp_cmd("Network.emulateNetworkConditions", {"offline": False, "latency": 800, "downloadThroughput": -1, "uploadThroughput": -1})
+        fresh_search(driver, field, "pebblestone number")
+        wait(driver, lambda d: "loading" in (d.find_element(By.TAG_NAME, "body").get_attribute("class") or ""), "the loading bar", seconds=5)
+        driver.execute_cdp_cmd("Network.emulateNetworkConditions", {"offline": False, "latency": 0, "downloadThroughput": -1, "uploadThroughput": -1})
+        wait(driver, lambda d: "loading" not in (d.find_element(By.TAG_NAME, "body").get_attribute("class") or ""), "the loading bar to go")
+        fresh_search(driver, field, "pebblestone")
+        wait(driver, lambda d: len(d.find_elements(By.CSS_SELECTOR, "#hits li")) == 20, "the pebbles again")
         field.send_keys(Keys.ENTER)
         wait(driver, lambda d: "pebble" in text(d, "#preview .path"), "a pebble's preview")
         first = text(driver, "#preview .path")
@@ -209,6 +268,46 @@ def test(url, root, artifacts):
         # Reading upwards (each look scrolls further, the stretches above loading on the way).
         wait(driver, lambda d: d.execute_script("document.querySelector('#preview').scrollTop -= 1500") or
              text(d, "#reader .page-view figcaption") == "Page 39 of 40", "the picture to follow the page read")
+
+        # HTML with its structure, without its navigation.
+        fresh_search(driver, field, "quaymaster")
+        wait(driver, lambda d: "harbour.html" in text(d, "#hits"), "the HTML page's hit")
+        check("navigation bar" not in text(driver, "#hits"), "no navigation in the snippet")
+        driver.execute_script("Array.from(document.querySelectorAll('#hits li a')).find(a => a.closest('li').innerText.includes('harbour.html')).click()")
+        wait(driver, lambda d: d.find_elements(By.CSS_SELECTOR, "#preview .body h2, #preview .body h3"), "the page's heading in the preview")
+        check(len(driver.find_elements(By.CSS_SELECTOR, "#preview .body li")) == 2, "the list's two items")
+        check(driver.find_elements(By.CSS_SELECTOR, "#preview .body table th"), "the table with its header")
+        check("navigation bar" not in text(driver, "#preview"), "no navigation in the preview")
+        driver.save_screenshot(os.path.join(artifacts, "structure.png"))
+        # A gzipped man page: a manual page, found by type:man, its prototypes one a line.
+        fresh_search(driver, field, "type:man unfrob")
+        wait(driver, lambda d: "frob.3.gz" in text(d, "#hits"), "the gzipped man page by type:man")
+        click(driver, "#hits li a")
+        wait(driver, lambda d: "frob.3.gz" in text(d, "#preview .path"), "the man page's preview")
+        facts = text(driver, "#preview .facts")
+        check("compressed" in facts and "gzip" not in facts.split(",")[0].lower(), "a man page, compressed: %r" % facts)
+        lines = [l.strip() for l in driver.execute_script(PEOPLES_WORDS).split("\n")]
+        check("int frob(int fd, const char *name);" in lines and "int unfrob(int fd);" in lines,
+              "the SYNOPSIS's prototypes one a line: %s" % [l for l in lines if "frob(" in l])
+
+        # 420 pixels wide: nothing spills sideways, and a new query shows its results even
+        # with a preview open.
+        driver.set_window_size(420, 900)
+        fresh_search(driver, field, "pebblestone")
+        wait(driver, lambda d: "pebble" in text(d, "#hits"), "the pebbles, narrow")
+        click(driver, "#hits li a")
+        wait(driver, lambda d: "pebble" in text(d, "#preview .path"), "a preview, narrow")
+        fresh_search(driver, field, "comets")
+        wait(driver, lambda d: "notes.txt" in text(d, "#hits"), "the new query's hit, narrow")
+        visible = """const a = document.querySelector('#hits li a'); if (!a) return false; const r = a.getBoundingClientRect();
+            const e = document.elementFromPoint(Math.min(r.left + 5, innerWidth - 1), r.top + r.height / 2);
+            return r.width > 0 && r.top < innerHeight && !!e && !!e.closest('#hits');"""
+        wait(driver, lambda d: d.execute_script(visible), "the results in view, not under the preview", seconds=5)
+        check(driver.execute_script("return document.documentElement.scrollWidth <= innerWidth"), "nothing wider than 420 pixels")
+        check(driver.execute_script("const h = document.querySelector('header.bar').getBoundingClientRect(); return h.right <= innerWidth"),
+              "the header within the screen")
+        driver.save_screenshot(os.path.join(artifacts, "narrow.png"))
+        driver.set_window_size(1400, 900)
 
         # Hostile names and an SVG with a script: shown as text and as an image, nothing runs.
         field.clear()
@@ -361,7 +460,7 @@ if __name__ == "__main__":
     mode = sys.argv[1]
     try:
         if mode == "test":
-            test(sys.argv[2], sys.argv[3], sys.argv[4])
+            test(sys.argv[2], sys.argv[3], sys.argv[4], sys.argv[5])
         elif mode == "reader":  # drive.py reader URL QUERY ID,ID,...
             reader(sys.argv[2], sys.argv[3], sys.argv[4].split(","))
         elif mode == "pages":  # drive.py pages URL QUERY,QUERY,... ID,ID,...

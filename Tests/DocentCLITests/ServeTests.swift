@@ -302,7 +302,7 @@ final class ServeTests: WatchFixture {
         #expect(try get("/?q=fine").status == 200)
     }
 
-    @Test("In Chromium: type, see hits, open a preview by keyboard, watch it and the list follow the disk; read a long file from its match; nothing hostile runs")
+    @Test("In Chromium: type, see hits, open a preview by keyboard, watch it and the list follow the disk; read a long file from its match; sort, open, narrow; nothing hostile runs")
     func browser() throws {
         try write("notes.txt", "first line about comets\n")
         var lines = (1...1_002).map { "line \($0) of filler" }
@@ -317,14 +317,43 @@ final class ServeTests: WatchFixture {
             """)
         try FileManager.default.copyItem(atPath: FormatFixture.shippedPDF, toPath: root + "/guide.pdf")
         try Data(SamplePDF.make(pages: 40, word: "zebrafinch")).write(to: URL(fileURLWithPath: root + "/manual.pdf"))
-        try serve()
+        // HTML with its structure and its navigation; a gzipped man page with two prototypes.
+        try write("harbour.html", """
+            <html><head><title>Harbour guide</title></head><body>
+            <nav><a href="/">Home</a> | <a href="/next">quaymaster navigation bar</a></nav>
+            <h2>Moorings of the quaymaster</h2><ul><li>north berth</li><li>south berth</li></ul>
+            <table><tr><th>Berth</th><th>Length</th></tr><tr><td>North</td><td>40 m</td></tr></table>
+            </body></html>
+            """)
+        try write("frob.3", """
+            .TH FROB 3
+            .SH NAME
+            frob \\- frobnicate the quaymaster's files
+            .SH SYNOPSIS
+            .nf
+            .B #include <frob.h>
+            .PP
+            .BI "int frob(int " fd ", const char *" name );
+            .BI "int unfrob(int " fd );
+            .fi
+            .SH DESCRIPTION
+            Frobnicates.
+            """)
+        #expect(try runTool("/bin/gzip", ["-n", root + "/frob.3"]).status == 0)
+        // Open and Show in folder run the `opener:` setting, which records what it was given.
+        let opened = dir.path + "/opened.txt"
+        let opener = try dir.write("opener.sh", "#!/bin/sh\nprintf '%s\\n' \"$@\" >> \(opened)\n")
+        chmod(opener, 0o755)
+        try FileManager.default.createDirectory(atPath: dir.path + "/config", withIntermediateDirectories: true)
+        try "opener: [\(opener)]\n".write(toFile: dir.path + "/config/config.yaml", atomically: true, encoding: .utf8)
+        try serve(["DOCENT_CONFIG_DIR": dir.path + "/config"])
         // Screenshots are kept for CI under .build/artifacts/viewer.
         let artifacts = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .deletingLastPathComponent().appendingPathComponent(".build/artifacts/viewer").path
         // The Selenium script the benchmark uses too (Debian's python3-selenium and chromium-driver).
         let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .deletingLastPathComponent().appendingPathComponent("Benchmarks/browser/drive.py").path
-        let run = try runTool("/usr/bin/python3", [script, "test", address, root, artifacts])
+        let run = try runTool("/usr/bin/python3", [script, "test", address, root, artifacts, opened])
         let report = String(decoding: run.output, as: UTF8.self)
         #expect(run.status == 0, "\(report)")
         #expect(report.contains("\"ok\": true"))
@@ -332,6 +361,8 @@ final class ServeTests: WatchFixture {
         #expect(FileManager.default.fileExists(atPath: artifacts + "/pdf-preview.png"))
         #expect(FileManager.default.fileExists(atPath: artifacts + "/reader.png"))
         #expect(FileManager.default.fileExists(atPath: artifacts + "/pdf-reader.png"))
+        #expect(FileManager.default.fileExists(atPath: artifacts + "/narrow.png"))
+        #expect(FileManager.default.fileExists(atPath: artifacts + "/structure.png"))
     }
 
     /// A PNG's tEXt keys and size.
