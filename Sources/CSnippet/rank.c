@@ -14,6 +14,18 @@
  * c counts w_c; k1 = 1.2, b = 0.75; an IDF at or below zero is 1e-6), so scores are equal.
  * Like bm25() it returns the score negated: lower is better.
  *
+ * docent_rank(fts, w0, …, w_last, k): the same, for a search that keeps only the best k rows
+ * (its LIMIT plus its OFFSET), with the work bounded by them (max-score pruning, as in
+ * Turtle and Flood's MaxScore, at the level of one row). The function keeps the k best
+ * scores seen so far. A row's score has an upper bound that needs only its occurrences,
+ * already read: BM25 falls as a row grows longer, and a row is at least as long as any one
+ * phrase's count of occurrences in it. When that bound is below the k-th best score so far,
+ * the row cannot be among the k best: its length is never looked up and the bound is returned
+ * in place of its score (also below the k-th best, so ORDER BY … LIMIT k drops it as it would
+ * have dropped the row's score). Rows that may be among the best get their exact score. The
+ * k rows kept, and their order, are those of ranking every row (a property test holds them
+ * to it). A row scored twice in one statement is not counted twice among the best.
+ *
  * docent_proximity(fts): how near the query's words stand in the row — the mean, over each
  * pair of consecutive phrases, of their closest distance in tokens within one column (1 for
  * words side by side; PROXIMITY_FAR for a pair that never shares a column; 0 for a query of
@@ -76,7 +88,39 @@ typedef struct {
     double average;              /* tokens per row */
     double *idf;                 /* per phrase */
     double *frequency;           /* per phrase, for the row at hand */
+    int top;                     /* k: the rows the search keeps (0: every row ranked) */
+    int held;                    /* of the best scores so far, at most `top` */
+    double *best;                /* a min-heap of the best scores so far */
+    sqlite3_int64 *bestRow;      /* their rows, in the same places */
 } Query;
+
+/* Adds `row`'s `score` to the best so far (a row already among them is left as it is). */
+static void best_add(Query *query, sqlite3_int64 row, double score) {
+    for (int i = 0; i < query->held; i++) if (query->bestRow[i] == row) return;
+    int at;
+    if (query->held < query->top) {
+        at = query->held++;
+        while (at > 0 && query->best[(at - 1) / 2] > score) {
+            query->best[at] = query->best[(at - 1) / 2];
+            query->bestRow[at] = query->bestRow[(at - 1) / 2];
+            at = (at - 1) / 2;
+        }
+    } else {
+        if (score <= query->best[0]) return;
+        at = 0;  /* the smallest goes; sift the new one down from the top */
+        for (;;) {
+            int child = 2 * at + 1;
+            if (child >= query->held) break;
+            if (child + 1 < query->held && query->best[child + 1] < query->best[child]) child++;
+            if (query->best[child] >= score) break;
+            query->best[at] = query->best[child];
+            query->bestRow[at] = query->bestRow[child];
+            at = child;
+        }
+    }
+    query->best[at] = score;
+    query->bestRow[at] = row;
+}
 
 static int count_row(const Fts5ExtensionApi *api, Fts5Context *fts, void *context) {
     (void)api; (void)fts;
@@ -95,16 +139,23 @@ static void lengths_check(Lengths *lengths, sqlite3 *db) {
 }
 
 /* The query's figures, worked out at its first row; the remembered lengths checked then too. */
-static int query_data(const Fts5ExtensionApi *api, Fts5Context *fts, sqlite3_context *result, Query **out) {
+static int query_data(const Fts5ExtensionApi *api, Fts5Context *fts, sqlite3_context *result, int argc, sqlite3_value **argv,
+                      Query **out) {
     Query *query = api->xGetAuxdata(fts, 0);
     if (query) { *out = query; return SQLITE_OK; }
     lengths_check(api->xUserData(fts), sqlite3_context_db_handle(result));
-    int phrases = api->xPhraseCount(fts);
-    query = sqlite3_malloc64(sizeof *query + (size_t)phrases * 2 * sizeof(double));
+    int phrases = api->xPhraseCount(fts), columns = api->xColumnCount(fts);
+    sqlite3_int64 k = argc > columns ? sqlite3_value_int64(argv[columns]) : 0;
+    int top = k > 0 && k <= 100000 ? (int)k : 0;
+    query = sqlite3_malloc64(sizeof *query + (size_t)(phrases * 2 + top) * sizeof(double) + (size_t)top * sizeof(sqlite3_int64));
     if (!query) return SQLITE_NOMEM;
     query->phrases = phrases;
     query->idf = (double *)&query[1];
     query->frequency = query->idf + phrases;
+    query->top = top;
+    query->held = 0;
+    query->best = query->frequency + phrases;
+    query->bestRow = (sqlite3_int64 *)(query->best + top);
     sqlite3_int64 rows = 0, tokens = 0;
     int rc = api->xRowCount(fts, &rows);
     if (rc == SQLITE_OK) rc = api->xColumnTotalSize(fts, -1, &tokens);
@@ -133,19 +184,32 @@ static int row_length(const Fts5ExtensionApi *api, Fts5Context *fts, Lengths *le
 static void rank(const Fts5ExtensionApi *api, Fts5Context *fts, sqlite3_context *result, int argc, sqlite3_value **argv) {
     const double k1 = 1.2, b = 0.75;
     Query *query = NULL;
-    int rc = query_data(api, fts, result, &query);
+    int rc = query_data(api, fts, result, argc, argv, &query);
     if (rc != SQLITE_OK) { sqlite3_result_error_code(result, rc); return; }
+    int columns = api->xColumnCount(fts), shortest = 0;
     for (int i = 0; i < query->phrases; i++) {
         double frequency = 0;
+        int occurrences = 0;
         Fts5PhraseIter iterator;
         int column = 0, offset = 0;
         rc = api->xPhraseFirst(fts, i, &iterator, &column, &offset);
         if (rc != SQLITE_OK) { sqlite3_result_error_code(result, rc); return; }
         while (column >= 0) {
-            frequency += argc > column ? sqlite3_value_double(argv[column]) : 1.0;
+            frequency += column < columns && argc > column ? sqlite3_value_double(argv[column]) : 1.0;
+            occurrences++;
             api->xPhraseNext(fts, &iterator, &column, &offset);
         }
         query->frequency[i] = frequency;
+        if (occurrences > shortest) shortest = occurrences;
+    }
+    if (query->top > 0 && query->held == query->top) {
+        /* The row's best possible score: as if it were no longer than its occurrences. */
+        double bound = 0, d = (double)shortest;
+        for (int i = 0; i < query->phrases; i++) {
+            double f = query->frequency[i];
+            bound += query->idf[i] * ((f * (k1 + 1.0)) / (f + k1 * (1 - b + b * d / query->average)));
+        }
+        if (bound < query->best[0]) { sqlite3_result_double(result, -1.0 * bound); return; }
     }
     int length = 0;
     rc = row_length(api, fts, api->xUserData(fts), &length);
@@ -155,6 +219,7 @@ static void rank(const Fts5ExtensionApi *api, Fts5Context *fts, sqlite3_context 
         double f = query->frequency[i];
         score += query->idf[i] * ((f * (k1 + 1.0)) / (f + k1 * (1 - b + b * d / query->average)));
     }
+    if (query->top > 0) best_add(query, api->xRowid(fts), score);
     sqlite3_result_double(result, -1.0 * score);
 }
 

@@ -6,7 +6,7 @@ struct Bench: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "docent-bench",
         abstract: "Benchmarks for Docent, each against baselines measured in the same run.",
-        subcommands: [SuiteBench.self, ClassifyBench.self, LiveBench.self, LoadBench.self, OCRBench.self, PDFBench.self, PostgresBench.self, RelevanceBench.self, ViewerBench.self],
+        subcommands: [SuiteBench.self, ClassifyBench.self, LiveBench.self, LoadBench.self, OCRBench.self, PDFBench.self, PostgresBench.self, RelevanceBench.self, ScaleBench.self, ViewerBench.self],
         defaultSubcommand: SuiteBench.self
     )
 }

@@ -14,6 +14,10 @@ package import Watcher
 /// settled changes to the index), joined by an inbox, so a long batch never stops events
 /// from being read.
 package final class WatchService: Sendable {
+    /// Changes applied in one transaction at most: a burst becomes searchable a batch at a
+    /// time, the first files while the last are still being written, instead of all at the end.
+    package static let batchLimit = 256
+
     package let roots: [FilePath]
     private let live: LiveIndexer
     private let previews: PreviewCache?
@@ -88,6 +92,7 @@ package final class WatchService: Sendable {
         // Cached previews of files that changed while nobody watched are made again.
         let refresher = previews.map { PreviewRefresher(cache: $0, opener: live.indexer.opener) }
         var loop = WatchLoop()
+        var lastCount = ContinuousClock.now
         func publish() {
             loopReport.withLock { $0 = loop.report }
             refreshState()
@@ -110,7 +115,7 @@ package final class WatchService: Sendable {
                 if let refresher { log(refresher.apply(roots.map { .rescan($0) }), "cached previews checked") }
                 loop.reconciled()
             case .applyBatch:
-                let changes = loop.batch(from: inbox.takeAll(), onBattery: controls.onBattery)
+                let changes = loop.batch(from: inbox.take(upTo: Self.batchLimit), onBattery: controls.onBattery)
                 guard !changes.isEmpty else { continue }
                 loop.applying(changes.count)
                 publish()
@@ -132,8 +137,12 @@ package final class WatchService: Sendable {
                 }
                 logger.debug("applied \(changes.count) changes: \(applied.read) read, \(applied.removed) removed, \(applied.moved) moved")
                 if let refresher { log(refresher.apply(changes), "cached previews") }
+                // Counting the rows costs a pass over an index of them (tens of ms at a million
+                // files): once a second at most while a burst lasts, and when it is over.
+                let recount = inbox.count == 0 || ContinuousClock.now - lastCount > .seconds(1)
+                if recount { lastCount = .now }
                 update {
-                    $0.files = (try? self.live.indexer.index.count()) ?? $0.files
+                    if recount { $0.files = (try? self.live.indexer.index.count()) ?? $0.files }
                     $0.lastApplied = Date().timeIntervalSince1970
                 }
             }
@@ -305,6 +314,18 @@ private final class ChangeInbox: Sendable {
         changes.withLock { changes in
             defer { changes.removeAll() }
             return changes
+        }
+    }
+
+    /// The oldest `limit` changes (all when there are no more).
+    func take(upTo limit: Int) -> [FileChange] {
+        changes.withLock { changes in
+            guard changes.count > limit else {
+                defer { changes.removeAll() }
+                return changes
+            }
+            defer { changes.removeFirst(limit) }
+            return Array(changes.prefix(limit))
         }
     }
 

@@ -47,7 +47,7 @@ extension FileIndex {
             SELECT files.id, files.path, files.contentType, files.title, files.modified, 0.0 AS score
             FROM files_fts CROSS JOIN files ON files.id = files_fts.rowid
             WHERE \(conditions.joined(separator: " AND "))
-            ORDER BY -docent_rank(files_fts, \(weights)) DESC LIMIT \(relaxedCandidates)
+            ORDER BY -docent_rank(files_fts, \(weights), \(relaxedCandidates)) DESC LIMIT \(relaxedCandidates)
             """, arguments: StatementArguments(arguments))
         let kept = relaxedKept(rows.map { hit($0, snippet: "") }, words: words, excluding: excluding)
         guard !kept.isEmpty else { return [] }

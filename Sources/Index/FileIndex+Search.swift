@@ -257,25 +257,30 @@ extension FileIndex {
         // SQLite from starting at `files`); a query of filters alone never touches FTS5.
         // With the match as the only condition, ranking needs nothing from `files`: FTS5 ranks
         // alone and only the rows kept are joined (ties at the limit go to the newer row).
+        // BM25's best `Relevance.window` are ranked again (names, titles, translations) before
+        // the page is cut from them; a page past the window keeps BM25's order.
+        let reranks = ranked && request.refined && request.offset < Relevance.window
+        let limit = reranks ? max(Relevance.window, request.offset + request.limit) : request.limit
+        let offset = reranks ? 0 : max(request.offset, 0)
+        // The rank function is told how many rows are kept (`limit + offset`): rows that cannot
+        // be among them are never fully scored (rank.c, max-score pruning); the same rows come out.
+        let rank = "-docent_rank(files_fts, \(Self.weights), \(limit + offset))"
         let sql = ranked && conditions.count == 1 ? """
             SELECT files.id, files.path, files.contentType, files.title, files.modified, ranked.score
-            FROM (SELECT rowid, -docent_rank(files_fts, \(Self.weights)) AS score FROM files_fts WHERE files_fts MATCH ?
+            FROM (SELECT rowid, \(rank) AS score FROM files_fts WHERE files_fts MATCH ?
                   ORDER BY score DESC, rowid DESC LIMIT ? OFFSET ?) AS ranked
             CROSS JOIN files ON files.id = ranked.rowid
             ORDER BY ranked.score DESC, files.modified DESC
             """ : """
             SELECT files.id, files.path, files.contentType, files.title, files.modified,
-                   \(ranked ? "-docent_rank(files_fts, \(Self.weights))" : "0.0") AS score
+                   \(ranked ? rank : "0.0") AS score
             FROM \(joinsText ? "files_fts CROSS JOIN files ON files.id = files_fts.rowid" : "files")
             \(conditions.isEmpty ? "" : "WHERE " + conditions.joined(separator: " AND "))
             ORDER BY \(ranked ? "score DESC, files.modified DESC" : request.order.sql(table: "files"))
             LIMIT ? OFFSET ?
             """
-        // BM25's best `Relevance.window` are ranked again (names, titles, translations) before
-        // the page is cut from them; a page past the window keeps BM25's order.
-        let reranks = ranked && request.refined && request.offset < Relevance.window
-        arguments.append(reranks ? max(Relevance.window, request.offset + request.limit) : request.limit)
-        arguments.append(reranks ? 0 : max(request.offset, 0))
+        arguments.append(limit)
+        arguments.append(offset)
         return try read { db in
             var hits = try Row.fetchAll(db, sql: sql, arguments: StatementArguments(arguments)).map { Self.hit($0, snippet: "") }
             // Hits holding only part of a long question's words (their snippets are of any of them).

@@ -1,0 +1,223 @@
+import ArgumentParser
+import Foundation
+import Index
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// `docent-bench scale`: Docent's costs on synthetic home directories of growing size, in one
+/// run — per-file cold-index cost and memory, index size, a no-change re-index against an lstat
+/// walk of the same tree, every search class of the suite (beside the same queries on the bench
+/// corpus's index), `docent watch`'s start-up and memory, and a burst of changes spread over the
+/// tree.
+struct ScaleBench: ParsableCommand, BenchOutput {
+    static let configuration = CommandConfiguration(
+        commandName: "scale",
+        abstract: "Costs at 100,000 and 1,000,000 files (a seeded synthetic tree): index, re-index, searches, watch, a burst of changes.",
+        discussion: "The trees are kept in --work and made again only when their size or seed changes. Prints a Markdown table."
+    )
+
+    @Option(help: "Tree sizes in files, comma-separated.")
+    var sizes = "100000,1000000"
+
+    @Option(help: "The seed of the trees.")
+    var seed: UInt64 = 45
+
+    @Option(help: "The bench corpus: real documents copied into the trees, and the searches' baseline (its index in --corpus-work).")
+    var corpus = "/tmp/docent-bench/corpus"
+
+    @Option(help: "A work directory whose data/docent/index.sqlite indexes the corpus (made there when missing).")
+    var corpusWork = "/tmp/docent-bench/scale-corpus"
+
+    @Option(help: "Work directory: the trees, their indexes.")
+    var work = "/tmp/docent-bench/scale"
+
+    @Option(help: "Whole-process runs of each search; the median is reported.")
+    var searchRuns = 11
+
+    @Option(help: "Files rewritten in the burst under docent watch.")
+    var burst = 10_000
+
+    @Flag(help: "Only the searches, on the indexes a previous run left in --work.")
+    var searchesOnly = false
+
+    func run() throws {
+        let sizes = self.sizes.split(separator: ",").compactMap { Int($0) }
+        guard !sizes.isEmpty else { throw ValidationError("--sizes: say how many files, e.g. 100000,1000000") }
+        try FileManager.default.createDirectory(atPath: work, withIntermediateDirectories: true)
+        let baseline = try corpusSearches()
+        var columns: [(size: Int, figures: [String: Double])] = []
+        for size in sizes {
+            if searchesOnly {
+                let docent = DocentProcess(work: work + "/docent-\(size)")
+                guard FileManager.default.fileExists(atPath: docent.indexPath) else { throw ValidationError("no index at \(docent.indexPath): run without --searches-only first") }
+                log("\(size):")
+                columns.append((size, Dictionary(uniqueKeysWithValues: try searches(docent).map { ("search." + $0.key, $0.value) })))
+            } else {
+                columns.append((size, try measure(size: size)))
+            }
+        }
+        print(table(columns, baseline: baseline))
+    }
+
+    // MARK: One size
+
+    func measure(size: Int) throws -> [String: Double] {
+        let root = work + "/tree-\(size)"
+        let marker = root + ".made"
+        let recipe = "files \(size) seed \(seed) corpus \(corpus)\n"
+        if (try? String(contentsOfFile: marker, encoding: .utf8)) != recipe {
+            log("making \(root) …")
+            let seconds = try Measure.seconds { _ = try ScaleTree(root: root, files: size, seed: seed).make(corpus: corpus) }
+            try recipe.write(toFile: marker, atomically: true, encoding: .utf8)
+            log("made \(size) files in \(fmt(seconds)) s")
+        }
+        var figures: [String: Double] = [:]
+        let docent = DocentProcess(work: work + "/docent-\(size)")
+        try? FileManager.default.removeItem(atPath: docent.work)
+        try FileManager.default.createDirectory(atPath: docent.work, withIntermediateDirectories: true)
+        let walk = try (0..<3).map { _ in try Measure.seconds { figures["entries"] = Double(ScaleTree.lstatWalk(root)) } }
+        figures["lstatWalkSeconds"] = Measure.median(walk)
+
+        let out = docent.work + "/index.json"
+        let cold = try Spawn.run([docent.binary, "index", root, "--json"], environment: docent.environment, stdoutPath: out, sampleMemory: true)
+        guard cold.status == 0 else { throw BenchError("docent index exited with \(cold.status)") }
+        let summary = (try? JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: out)))) as? [String: Any]
+        let indexed = Double(summary?["files"] as? Int ?? 0)
+        figures["files"] = indexed
+        figures["coldSecondsPerThousand"] = cold.seconds / max(indexed, 1) * 1000
+        figures["coldPeakTreePSSMB"] = cold.peakTreePSSMB ?? 0
+        figures["indexBytesPerFile"] = SuiteBench.size(ofFilesAt: docent.indexPath, suffixes: ["", "-wal", "-shm"]) * 1_048_576 / max(indexed, 1)
+        log("\(size): cold index \(fmt(cold.seconds)) s (\(fmt(figures["coldSecondsPerThousand"]!)) s per 1,000), tree PSS \(fmt(figures["coldPeakTreePSSMB"]!)) MB")
+
+        let reindex = try (0..<3).map { _ in
+            let result = try Spawn.run([docent.binary, "index", root], environment: docent.environment)
+            guard result.status == 0 else { throw BenchError("docent index (no change) exited with \(result.status)") }
+            return result.seconds
+        }
+        figures["reindexSeconds"] = Measure.median(reindex)
+        log("\(size): no-change re-index \(fmt(figures["reindexSeconds"]!)) s, lstat walk \(fmt(figures["lstatWalkSeconds"]!)) s")
+
+        for (label, milliseconds) in try searches(docent) { figures["search." + label] = milliseconds }
+        try measureWatch(docent, root: root, into: &figures)
+        return figures
+    }
+
+    /// Each query class's median time, in ms, as whole `docent search` processes.
+    func searches(_ docent: DocentProcess) throws -> [String: Double] {
+        var times: [String: Double] = [:]
+        for query in BenchQuery.all {
+            let runs = try (0..<searchRuns).map { _ in
+                let result = try Spawn.run([docent.binary, "search", query.docent], environment: docent.environment)
+                guard result.status == 0 || result.status == 1 else { throw BenchError("docent search \(query.docent) exited with \(result.status)") }
+                return result.seconds * 1000
+            }
+            times[query.label] = Measure.median(runs)
+            log("  search \(query.docent): \(fmt(times[query.label]!)) ms")
+        }
+        return times
+    }
+
+    /// The same searches on the bench corpus's index (made when missing), for the ratio.
+    func corpusSearches() throws -> [String: Double] {
+        let docent = DocentProcess(work: corpusWork)
+        if !FileManager.default.fileExists(atPath: docent.indexPath) {
+            guard FileManager.default.fileExists(atPath: corpus) else { return [:] }
+            log("indexing the corpus into \(corpusWork) for the searches' baseline …")
+            guard try Spawn.run([docent.binary, "index", corpus], environment: docent.environment).status == 0 else { throw BenchError("docent index of the corpus failed") }
+        }
+        log("the corpus's searches:")
+        return try searches(docent)
+    }
+
+    // MARK: Watch
+
+    /// `docent watch` on the indexed tree: time until every directory is watched, memory, the
+    /// kernel's watch count; then `burst` plain texts rewritten at once, each with the run's
+    /// marker word, and the time from each write until a search finds it.
+    func measureWatch(_ docent: DocentProcess, root: String, into figures: inout [String: Double]) throws {
+        let watcher = try docent.startWatch([root])
+        defer { try? docent.stop(watcher) }
+        figures["watchStartSeconds"] = try docent.waitUntilWatching(watcher)
+        let pids = TreeMemorySampler.tree(watcher.processIdentifier)
+        figures["watchRSSMB"] = pids.map { ProcStat(pid: $0).rssMB }.reduce(0, +)
+        figures["kernelWatches"] = Double(pids.map(Self.inotifyWatches).reduce(0, +))
+        figures["watchedDirectories"] = Double(docent.status()?.watchedDirectories ?? 0)
+        log("watch: watching after \(fmt(figures["watchStartSeconds"]!)) s, RSS \(fmt(figures["watchRSSMB"]!)) MB, \(Int(figures["kernelWatches"]!)) kernel watches")
+
+        let list = (try? String(contentsOfFile: ScaleTree.textsList(root), encoding: .utf8)) ?? ""
+        var candidates = list.split(separator: "\n").map(String.init)
+        var rng = SplitMix64(seed: seed ^ 0xB0057)
+        for i in stride(from: candidates.count - 1, to: 0, by: -1) { candidates.swapAt(i, Int(rng.next() % UInt64(i + 1))) }
+        let chosen = Array(candidates.prefix(burst))
+        guard !chosen.isEmpty else { return }
+        let marker = "zqburst\(getpid())"
+        let index = try FileIndex(path: docent.indexPath)
+        var request = SearchRequest(match: .term(marker), limit: chosen.count + 1)
+        (request.snippets, request.ranked, request.refined) = (false, false, false)
+        var written: [String: ContinuousClock.Instant] = [:]
+        var found: [String: Double] = [:]
+        for (k, path) in chosen.enumerated() {
+            try "rewritten in the burst: \(marker) number \(k)\n".write(toFile: path, atomically: false, encoding: .utf8)
+            written[path] = ContinuousClock.now
+        }
+        let deadline = ContinuousClock.now + .seconds(120)
+        while found.count < chosen.count, ContinuousClock.now < deadline {
+            let now = ContinuousClock.now
+            for hit in try index.search(request) where found[hit.displayPath] == nil {
+                if let start = written[hit.displayPath] { found[hit.displayPath] = (now - start).seconds * 1000 }
+            }
+            usleep(2_000)
+        }
+        let latencies = Array(found.values)
+        figures["burstFound"] = Double(latencies.count)
+        figures["burstP50ms"] = percentile(latencies, 50)
+        figures["burstP99ms"] = percentile(latencies, 99)
+        figures["watchRSSMBAfterBurst"] = TreeMemorySampler.tree(watcher.processIdentifier).map { ProcStat(pid: $0).rssMB }.reduce(0, +)
+        log("burst of \(chosen.count): \(latencies.count) found, write → searchable p50 \(fmt(figures["burstP50ms"]!)) ms, p99 \(fmt(figures["burstP99ms"]!)) ms")
+    }
+
+    /// The inotify watches the process holds (its descriptors' `inotify wd:` lines).
+    static func inotifyWatches(_ pid: pid_t) -> Int {
+        let directory = "/proc/\(pid)/fdinfo"
+        return ((try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []).reduce(0) { total, fd in
+            guard let info = try? String(contentsOfFile: directory + "/" + fd, encoding: .utf8) else { return total }
+            return total + info.split(separator: "\n").filter { $0.hasPrefix("inotify wd:") }.count
+        }
+    }
+
+    // MARK: Report
+
+    func table(_ columns: [(size: Int, figures: [String: Double])], baseline: [String: Double]) -> String {
+        let rows: [(key: String, label: String)] = [
+            ("files", "files indexed"), ("entries", "entries in the tree (files and directories)"),
+            ("coldSecondsPerThousand", "cold index, s per 1,000 files"), ("coldPeakTreePSSMB", "cold index, peak PSS of all processes (MB)"),
+            ("indexBytesPerFile", "index bytes per file"), ("reindexSeconds", "no-change re-index (s)"), ("lstatWalkSeconds", "lstat walk of the tree (s)"),
+        ] + BenchQuery.all.map { ("search." + $0.label, "search, \($0.label): `\($0.docent)` (ms)") } + [
+            ("watchStartSeconds", "docent watch: start until watching (s)"), ("watchedDirectories", "directories watched"),
+            ("kernelWatches", "kernel inotify watches"), ("watchRSSMB", "docent watch RSS, watching (MB)"),
+            ("burstFound", "burst: files found of those rewritten"), ("burstP50ms", "burst: write → searchable p50 (ms)"),
+            ("burstP99ms", "burst: write → searchable p99 (ms)"), ("watchRSSMBAfterBurst", "docent watch RSS after the burst (MB)"),
+        ]
+        var lines = ["| | " + columns.map { "\($0.size.formatted()) files" }.joined(separator: " | ") + " | bench corpus |",
+                     "|---|" + String(repeating: "---:|", count: columns.count + 1)]
+        for (key, label) in rows {
+            let counted: Set<String> = ["files", "entries", "watchedDirectories", "kernelWatches", "burstFound", "indexBytesPerFile"]
+            let cells = columns.map { $0.figures[key].map { counted.contains(key) ? Int($0).formatted() : fmt($0) } ?? "" }
+            let base = key.hasPrefix("search.") ? baseline[String(key.dropFirst(7))].map(fmt) ?? "" : ""
+            lines.append("| \(label) | " + cells.joined(separator: " | ") + " | \(base) |")
+        }
+        if let first = columns.first, let last = columns.last, columns.count > 1 {
+            lines.append("")
+            if !searchesOnly { lines.append("Ratios, \(last.size.formatted()) against \(first.size.formatted()) files: per-file cold index "
+                + fmt(last.figures["coldSecondsPerThousand"]! / first.figures["coldSecondsPerThousand"]!) + "× (goal ≤ 1.15); "
+                + "re-index / lstat walk at \(last.size.formatted()): " + fmt(last.figures["reindexSeconds"]! / last.figures["lstatWalkSeconds"]!) + "× (goal ≤ 3).") }
+            let searchRatios = BenchQuery.all.compactMap { q -> String? in
+                guard let t = last.figures["search." + q.label], let b = baseline[q.label] else { return nil }
+                return "\(q.label) \(fmt(t / b))×"
+            }
+            if !searchRatios.isEmpty { lines.append("Searches at \(last.size.formatted()) against the bench corpus (goal ≤ 2×): " + searchRatios.joined(separator: ", ") + ".") }
+        }
+        return lines.joined(separator: "\n")
+    }
+}

@@ -1,0 +1,102 @@
+import Foundation
+import GRDB
+@testable import Index
+import Testing
+import TestSupport
+
+/// `docent_rank(…, k)` skips the length lookup of rows that cannot be among the k best: the
+/// rows kept, their order and their scores must be those of ranking every row, for any index
+/// and any query (a property test over seeded random indexes and queries).
+@Suite("Ranking bounded by the top k")
+struct TopRankTests {
+    /// Words with Zipf-like frequencies (the first most often), so some queries match most rows.
+    static let vocabulary = ["ark", "bay", "cove", "dune", "fen", "glen", "heath", "isle", "knoll", "loch",
+                             "moor", "ness", "oxbow", "peak", "quay", "reef", "spit", "tor", "vale", "weir"]
+
+    static func word(_ rng: inout SplitMix) -> String {
+        // P(rank r) ∝ 1/r over the vocabulary.
+        let weights = (1...vocabulary.count).map { 1.0 / Double($0) }
+        var u = Double(rng.next() % 1_000_000) / 1_000_000 * weights.reduce(0, +)
+        for (i, w) in weights.enumerated() {
+            u -= w
+            if u <= 0 { return vocabulary[i] }
+        }
+        return vocabulary[vocabulary.count - 1]
+    }
+
+    /// An index of `count` files: bodies of 1 to 600 words, some words in names and titles.
+    static func index(_ dir: TemporaryDirectory, count: Int, seed: UInt64) throws -> FileIndex {
+        let index = try FileIndex(path: dir.path + "/index-\(seed).sqlite")
+        var rng = SplitMix(seed: seed)
+        var rows: [IndexedFile] = []
+        for i in 0..<count {
+            let length = 1 + Int(rng.next() % (rng.next() % 4 == 0 ? 600 : 40))
+            let body = (0..<length).map { _ in word(&rng) }.joined(separator: " ")
+            let title = rng.next() % 4 == 0 ? (0..<(1 + Int(rng.next() % 3))).map { _ in word(&rng) }.joined(separator: " ") : nil
+            let name = rng.next() % 5 == 0 ? word(&rng) + "-\(i).txt" : "file-\(i).txt"
+            rows.append(file("/r/\(name)", body, title: title, inode: Int64(i + 1), modified: Int64(rng.next() % 50)))
+        }
+        try index.upsert(rows)
+        return index
+    }
+
+    static func query(_ rng: inout SplitMix) -> String {
+        let a = word(&rng), b = word(&rng), c = word(&rng)
+        switch rng.next() % 7 {
+        case 0: return a
+        case 1: return "\(a) \(b)"
+        case 2: return "\(a) OR \(b)"
+        case 3: return "\"\(a) \(b)\""
+        case 4: return "\(a) NOT \(b)"
+        case 5: return "\(a) OR \(b) OR \(c)"
+        default: return String(a.prefix(2)) + "*"
+        }
+    }
+
+    /// The ranked rows of `query`: (rowid, score), best first, ties to the newer row; `k` given
+    /// to the rank function or not.
+    static func ranked(_ index: FileIndex, _ query: String, limit: Int, bounded: Bool) throws -> [(Int64, Double)] {
+        try index.read { db in
+            try Row.fetchAll(db, sql: """
+                SELECT rowid, -docent_rank(files_fts, \(FileIndex.weights)\(bounded ? ", \(limit)" : "")) AS score
+                FROM files_fts WHERE files_fts MATCH ? ORDER BY score DESC, rowid DESC LIMIT ?
+                """, arguments: [query, limit]).map { ($0["rowid"] as Int64, $0["score"] as Double) }
+        }
+    }
+
+    @Test("The k best rows, in order, with their scores, are those of ranking every row", arguments: [1, 2, 3, 4, 5, 6, 7, 8])
+    func sameAsFullRanking(seed: UInt64) throws {
+        let dir = try TemporaryDirectory()
+        let index = try Self.index(dir, count: 150 + Int(seed) * 60, seed: seed)
+        var rng = SplitMix(seed: seed &* 7919)
+        for _ in 0..<25 {
+            let query = Self.query(&rng)
+            for limit in [1, 3, 10, 20, 50] {
+                let full = try Self.ranked(index, query, limit: limit, bounded: false)
+                let bounded = try Self.ranked(index, query, limit: limit, bounded: true)
+                #expect(bounded.map(\.0) == full.map(\.0), "\(query), k = \(limit)")
+                #expect(zip(bounded, full).allSatisfy { abs($0.1 - $1.1) <= 1e-12 * max(1, abs($1.1)) }, "\(query), k = \(limit): scores")
+            }
+        }
+    }
+
+    @Test("Rows skipped are given a score below the k-th best, and a common word skips most rows")
+    func skippedRowsStayBelow() throws {
+        let dir = try TemporaryDirectory()
+        let index = try Self.index(dir, count: 2_000, seed: 99)
+        let k = 20
+        // Every row's value, as the bounded function returns it in one pass, beside its exact score.
+        let rows = try index.read { db in
+            try Row.fetchAll(db, sql: """
+                SELECT rowid, -docent_rank(files_fts, \(FileIndex.weights), \(k)) AS given, -bm25(files_fts, \(FileIndex.weights)) AS exact
+                FROM files_fts WHERE files_fts MATCH 'ark'
+                """).map { (given: $0["given"] as Double, exact: $0["exact"] as Double) }
+        }
+        let kth = rows.map(\.exact).sorted(by: >)[k - 1]
+        let skipped = rows.filter { abs($0.given - $0.exact) > 1e-12 * max(1, abs($0.exact)) }
+        #expect(rows.count > 1_000)
+        // A skipped row's value is its bound: at least its score, and below the k-th best.
+        #expect(skipped.allSatisfy { $0.given >= $0.exact - 1e-12 && $0.given < kth })
+        #expect(skipped.count * 2 > rows.count, "\(skipped.count) of \(rows.count) rows skipped")
+    }
+}
