@@ -190,15 +190,18 @@ extension Indexer {
         let current = Self.classificationFingerprint
         let stored = try index.classifierFingerprint()
         guard stored != current else { return 0 }
-        let rows = try index.typedFiles()
         var changed: [[UInt8]] = []
-        if !rows.isEmpty {
-            let classifier = try Classifier(registry: types)
+        var classifier: Classifier?
+        var last: [UInt8]?
+        // A page of rows at a time: a million rows held at once cost 1.5 GB.
+        while case let rows = try index.typedFiles(after: last, limit: 10_000), let end = rows.last {
+            if classifier == nil { classifier = try Classifier(registry: types) }
             for row in rows {
-                let result = classifier.classify(FilePath(bytes: row.path))
+                let result = classifier!.classify(FilePath(bytes: row.path))
                 // A file that is gone or unreadable is left to the reconcile.
                 if result.status != nil, result.error == nil, result.contentType.identifier != row.contentType { changed.append(row.path) }
             }
+            last = end.path
         }
         return try index.rereadRows(paths: changed, classifierFingerprint: current)
     }

@@ -51,9 +51,11 @@ extension FileIndex {
     }
 
     /// Every file row's path and content type (not directories, not rows already marked).
-    public func typedFiles() throws(IndexError) -> [(path: [UInt8], contentType: String)] {
+    public func typedFiles(after path: [UInt8]?, limit: Int) throws(IndexError) -> [(path: [UInt8], contentType: String)] {
         try read { db in
-            try Row.fetchAll(db, sql: "SELECT path, contentType FROM files WHERE size >= 0 AND contentType != 'public.folder'").map { row in
+            try Row.fetchAll(db, sql: """
+                SELECT path, contentType FROM files WHERE path > ? AND size >= 0 AND contentType != 'public.folder' ORDER BY path LIMIT ?
+                """, arguments: [Data(path ?? []), limit]).map { row in
                 let path: Data = row["path"]
                 return ([UInt8](path), row["contentType"])
             }

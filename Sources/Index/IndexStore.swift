@@ -40,7 +40,9 @@ public protocol IndexStore: AnyObject, Sendable {
     @discardableResult
     func rereadRows(documentTypes: Set<String>, contentTypes: Set<String>, fingerprints: [String: String]) throws(IndexError) -> Int
     func classifierFingerprint() throws(IndexError) -> String?
-    func typedFiles() throws(IndexError) -> [(path: [UInt8], contentType: String)]
+    /// Up to `limit` rows' paths and content types, in the order of their paths, after `path`
+    /// (from the first when nil): a million rows are walked a page at a time, never held at once.
+    func typedFiles(after path: [UInt8]?, limit: Int) throws(IndexError) -> [(path: [UInt8], contentType: String)]
     @discardableResult func rereadRows(paths: [[UInt8]], classifierFingerprint fingerprint: String) throws(IndexError) -> Int
     func recordTypeAncestry(_ ancestry: [String: [String]]) throws(IndexError)
     func contentTypesWithoutAncestry() throws(IndexError) -> [String]

@@ -68,11 +68,12 @@ extension PostgresIndex {
 
     public func classifierFingerprint() throws(IndexError) -> String? { try meta("classifier") }
 
-    public func typedFiles() throws(IndexError) -> [(path: [UInt8], contentType: String)] {
+    public func typedFiles(after path: [UInt8]?, limit: Int) throws(IndexError) -> [(path: [UInt8], contentType: String)] {
         try run { connection throws(IndexError) in
             let rows = try connection.execute("""
-                SELECT path, content_type FROM docent_files WHERE host = $1 AND size >= 0 AND content_type != 'public.folder'
-                """, [.text(host)])
+                SELECT path, content_type FROM docent_files
+                WHERE host = $1 AND path > $2 AND size >= 0 AND content_type != 'public.folder' ORDER BY path LIMIT $3
+                """, [.text(host), .bytes(path ?? []), .int(Int64(limit))])
             return (0..<rows.count).map { (rows.bytes($0, 0), rows.string($0, 1) ?? "") }
         }
     }

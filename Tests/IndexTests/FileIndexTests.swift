@@ -46,6 +46,21 @@ struct FileIndexTests {
         #expect(Set(try paths(match)) == Set(expected))
     }
 
+    @Test("Typed files are walked a page at a time, in the order of their paths, each once")
+    func typedFilesInPages() throws {
+        var all: [[UInt8]] = []
+        var last: [UInt8]?
+        while case let page = try index.typedFiles(after: last, limit: 2), let end = page.last {
+            #expect(page.count <= 2)
+            all += page.map(\.path)
+            last = end.path
+        }
+        let expected = try index.typedFiles(after: nil, limit: 1_000).map(\.path)
+        #expect(all == expected && !all.isEmpty)
+        #expect(all == all.sorted { $0.lexicographicallyPrecedes($1) })
+        #expect(Set(all).count == all.count)
+    }
+
     @Test("Code identifiers are found by their parts and whole")
     func identifiers() throws {
         let parser = ["/r/src/parser.swift"]
