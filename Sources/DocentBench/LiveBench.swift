@@ -140,7 +140,7 @@ struct LiveBench: ParsableCommand, BenchOutput {
 /// `docent`, beside this benchmark's executable, with its data, cache and settings in `work`.
 struct DocentProcess {
     let binary: String
-    let environment: [String: String]
+    var environment: [String: String]
     let work: String
     var indexPath: String { work + "/data/docent/index.sqlite" }
 

@@ -38,26 +38,42 @@ struct ScaleBench: ParsableCommand, BenchOutput {
     @Option(help: "Files rewritten in the burst under docent watch.")
     var burst = 10_000
 
-    @Flag(help: "Only the searches, on the indexes a previous run left in --work.")
-    var searchesOnly = false
+    @Flag(help: "Also two hosts' trees of half the largest size each, indexed at once into one PostgreSQL server.")
+    var postgres = false
+
+    @Option(help: "Only `searches` or only `watch`, on the trees and indexes a previous run left in --work.")
+    var only: String?
+    var searchesOnly: Bool { only == "searches" }
 
     func run() throws {
         let sizes = self.sizes.split(separator: ",").compactMap { Int($0) }
         guard !sizes.isEmpty else { throw ValidationError("--sizes: say how many files, e.g. 100000,1000000") }
         try FileManager.default.createDirectory(atPath: work, withIntermediateDirectories: true)
-        let baseline = try corpusSearches()
+        let baseline = only == "watch" ? [:] : try corpusSearches()
         var columns: [(size: Int, figures: [String: Double])] = []
         for size in sizes {
-            if searchesOnly {
+            if let only {
                 let docent = DocentProcess(work: work + "/docent-\(size)")
-                guard FileManager.default.fileExists(atPath: docent.indexPath) else { throw ValidationError("no index at \(docent.indexPath): run without --searches-only first") }
+                guard FileManager.default.fileExists(atPath: docent.indexPath) else { throw ValidationError("no index at \(docent.indexPath): run without --only first") }
                 log("\(size):")
-                columns.append((size, Dictionary(uniqueKeysWithValues: try searches(docent).map { ("search." + $0.key, $0.value) })))
+                var figures: [String: Double] = [:]
+                switch only {
+                case "searches": for (label, ms) in try searches(docent) { figures["search." + label] = ms }
+                case "watch": try measureWatch(docent, root: work + "/tree-\(size)", into: &figures)
+                default: throw ValidationError("--only: searches or watch")
+                }
+                columns.append((size, figures))
             } else {
                 columns.append((size, try measure(size: size)))
             }
         }
         print(table(columns, baseline: baseline))
+        if postgres, let largest = sizes.max() {
+            let figures = try ScalePostgres(bench: self, files: largest).measure()
+            let sqlite = columns.first { $0.size == largest }?.figures ?? [:]
+            print("")
+            print(ScalePostgres.table(figures, sqlite: sqlite, files: largest))
+        }
     }
 
     // MARK: One size
@@ -209,7 +225,7 @@ struct ScaleBench: ParsableCommand, BenchOutput {
         }
         if let first = columns.first, let last = columns.last, columns.count > 1 {
             lines.append("")
-            if !searchesOnly { lines.append("Ratios, \(last.size.formatted()) against \(first.size.formatted()) files: per-file cold index "
+            if only == nil { lines.append("Ratios, \(last.size.formatted()) against \(first.size.formatted()) files: per-file cold index "
                 + fmt(last.figures["coldSecondsPerThousand"]! / first.figures["coldSecondsPerThousand"]!) + "× (goal ≤ 1.15); "
                 + "re-index / lstat walk at \(last.size.formatted()): " + fmt(last.figures["reindexSeconds"]! / last.figures["lstatWalkSeconds"]!) + "× (goal ≤ 3).") }
             let searchRatios = BenchQuery.all.compactMap { q -> String? in

@@ -42,7 +42,7 @@ final class LiveStatusLine: Sendable {
         }
         parts.append("\(status.files.formatted()) files")
         parts.append("\(status.watchedDirectories.formatted()) directories")
-        if !status.unwatchedDirectories.isEmpty { parts.append("\(status.unwatchedDirectories.count.formatted()) unwatched (watch limit)") }
+        if status.unwatched > 0 { parts.append("\(status.unwatched.formatted()) unwatched (watch limit)") }
         if status.overflows > 0 { parts.append("\(status.overflows.formatted()) overflows") }
         if !status.missingRoots.isEmpty { parts.append("\(status.missingRoots.count) roots missing") }
         if let polled = status.polled, !polled.isEmpty { parts.append("\(polled.count) polled") }

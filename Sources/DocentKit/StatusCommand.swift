@@ -72,8 +72,8 @@ struct StatusCommand: ParsableCommand {
         if let watch {
             Output.line("watcher  \(watch.state.rawValue) (pid \(watch.pid)): \(watch.watchedDirectories.formatted()) directories watched, "
                         + "\(watch.pending.formatted()) changes pending, \(watch.overflows) overflows")
-            if !watch.unwatchedDirectories.isEmpty {
-                Output.line("         \(watch.unwatchedDirectories.count) directories not watched (inotify watch limit), rescanned every minute:")
+            if watch.unwatched > 0 {
+                Output.line("         \(watch.unwatched.formatted()) directories not watched (inotify watch limit), rescanned every minute:")
                 for directory in watch.unwatchedDirectories.prefix(20) { Output.line("           \(directory.terminalSafe)") }
             }
             for root in watch.missingRoots { Output.line("         root missing, watched for its return: \(root.terminalSafe)") }
@@ -133,6 +133,7 @@ struct StatusCommand: ParsableCommand {
             "pending": watch?.pending ?? 0,
             "watchedDirectories": watch?.watchedDirectories ?? 0,
             "unwatchedDirectories": watch?.unwatchedDirectories ?? [],
+            "unwatchedCount": watch?.unwatched ?? 0,
             "overflows": watch?.overflows ?? 0,
             "missingRoots": watch?.missingRoots ?? [],
             "ocr": ["enabled": ocr.settings != nil, "languages": ocr.settings?.languages ?? [], "files": ocr.totals.files,

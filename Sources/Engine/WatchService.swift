@@ -1,3 +1,4 @@
+import CMalloc
 import Dispatch
 import FileAccess
 import Foundation
@@ -114,6 +115,9 @@ package final class WatchService: Sendable {
                 update { $0.files = (try? self.live.indexer.index.count()) ?? $0.files }
                 if let refresher { log(refresher.apply(roots.map { .rescan($0) }), "cached previews checked") }
                 loop.reconciled()
+                // The reconcile's lists of every row and every file (hundreds of MB at a million
+                // files) are freed, but glibc keeps their pages: given back before watching idle.
+                docent_trim_malloc()
             case .applyBatch:
                 let changes = loop.batch(from: inbox.take(upTo: Self.batchLimit), onBattery: controls.onBattery)
                 guard !changes.isEmpty else { continue }
@@ -248,6 +252,7 @@ package final class WatchService: Sendable {
         update {
             $0.watchedDirectories = statistics.watchedDirectories
             $0.unwatchedDirectories = statistics.unwatchedDirectories.map(\.string)
+            $0.unwatchedCount = statistics.unwatchedCount > 0 ? statistics.unwatchedCount : nil
             $0.overflows = statistics.overflows
             $0.missingRoots = statistics.missingRoots.map(\.string)
             $0.polled = statistics.polled

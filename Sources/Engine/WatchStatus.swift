@@ -47,7 +47,12 @@ package struct WatchStatus: Codable, Sendable, Equatable {
     /// Changes seen but not yet in the index.
     package var pending: Int
     package var watchedDirectories: Int
+    /// The first of the unwatched directories (`WatcherStatistics.listedUnwatched`).
     package var unwatchedDirectories: [String]
+    /// How many directories are unwatched, when any are.
+    package var unwatchedCount: Int? = nil
+    /// How many directories are unwatched (a status from before the count: those listed).
+    package var unwatched: Int { unwatchedCount ?? unwatchedDirectories.count }
     package var overflows: Int
     package var files: Int
     package var missingRoots: [String]

@@ -272,8 +272,8 @@ enum Pages {
             html += "<dt>Pending changes</dt><dd>\(watch.pending.formatted())</dd>"
             if let problem = watch.problem { html += "<dt>Waiting</dt><dd class=\"problem\">\(escape(problem))</dd>" }
             for root in watch.missingRoots { html += "<dt>Missing root</dt><dd>\(escape(root))</dd>" }
-            if !watch.unwatchedDirectories.isEmpty {
-                html += "<dt>Not watched</dt><dd>\(watch.unwatchedDirectories.count) directories (inotify watch limit), rescanned every minute</dd>"
+            if watch.unwatched > 0 {
+                html += "<dt>Not watched</dt><dd>\(watch.unwatched.formatted()) directories (inotify watch limit), rescanned every minute</dd>"
             }
         } else {
             html += "<dt>Watcher</dt><dd class=\"state-stopped\">not running: results are as fresh as the last index</dd>"

@@ -8,8 +8,14 @@ public import SystemPackage
 /// What the watcher reports about itself.
 public struct WatcherStatistics: Sendable, Equatable {
     public var watchedDirectories = 0
-    /// Directories the kernel's watch limit left unwatched (rescanned periodically instead).
+    /// Directories the kernel's watch limit left unwatched (rescanned periodically instead):
+    /// the first `listedUnwatched` in the order of their paths; `unwatchedCount` says how many.
     public var unwatchedDirectories: [FilePath] = []
+    /// How many directories are unwatched (a tree far over the limit has a hundred thousand:
+    /// listed whole, every status written would carry megabytes of them).
+    public var unwatchedCount = 0
+    /// The most unwatched directories listed.
+    public static let listedUnwatched = 100
     /// Queue overflows met so far (each answered by a rescan).
     public var overflows = 0
     /// Changes seen but not yet handed on (waiting to settle, or a rename's other half).

@@ -1,6 +1,6 @@
 import SystemPackage
 import Testing
-import Watcher
+@testable import Watcher
 
 /// The watcher's decisions with events, listings and time passed in: no inotify, no disk,
 /// no clock. Each test builds the watch tree a shell would have built, sends the kernel's
@@ -11,7 +11,9 @@ struct WatchDecisionsTests {
     func at(_ ms: Int) -> ContinuousClock.Instant { t0 + .milliseconds(ms) }
 
     typealias Entry = (name: FilePath.Component, isDirectory: Bool)
-    static func entries(_ names: String...) -> [Entry] {
+    static func entries(_ names: String...) -> [Entry] { entries(names) }
+
+    static func entries(_ names: [String]) -> [Entry] {
         names.map { name in (FilePath.Component(String(name.trimmingSuffix("/")))!, name.hasSuffix("/")) }
     }
 
@@ -174,6 +176,26 @@ struct WatchDecisionsTests {
         _ = d.listed("/r/b", outcome: .watched(7), entries: [], announce: false, now: at(60_002))
         d.retried(now: at(60_003))
         #expect(d.statistics.unwatchedDirectories == ["/r/a", "/r/a/deep"] && d.unwatchedRescanAt == at(120_003))
+    }
+
+    @Test("Far over the watch limit, statistics list the first hundred unwatched directories by path and count them all")
+    func manyUnwatched() {
+        var state: UInt64 = 7  // a linear congruential generator: the same paths every run
+        let paths = (0..<5_000).map { _ in
+            state = state &* 6364136223846793005 &+ 1442695040888963407
+            return FilePath("/r/d\((state >> 33) % 1_000_000)")
+        }
+        let first = WatchDecisions.first(WatcherStatistics.listedUnwatched, of: Set(paths))
+        #expect(first == Array(Set(paths).sorted { $0.string < $1.string }.prefix(100)))
+        #expect(WatchDecisions.first(100, of: paths.prefix(7)) == paths.prefix(7).sorted { $0.string < $1.string })
+        var options = WatcherOptions()
+        options.unwatchedRescanInterval = .seconds(60)
+        var d = WatchDecisions(roots: ["/r"], exclusions: Exclusions(), options: options)
+        let names = (0..<250).map { "d\($0)/" }
+        _ = d.listed("/r", outcome: .watched(1), entries: Self.entries(names), announce: false, now: at(0))
+        for i in 0..<250 { _ = d.listed(FilePath("/r/d\(i)"), outcome: .limitReached, entries: [], announce: false, now: at(i + 1)) }
+        #expect(d.statistics.unwatchedCount == 250)
+        #expect(d.statistics.unwatchedDirectories == (0..<250).map { FilePath("/r/d\($0)") }.sorted { $0.string < $1.string }.prefix(100).map { $0 })
     }
 
     @Test("A root that goes is removed and awaited through an ancestor; an event there looks again; its return is watched and compared")
