@@ -41,7 +41,7 @@ struct ScaleBench: ParsableCommand, BenchOutput {
     @Flag(help: "Also two hosts' trees of half the largest size each, indexed at once into one PostgreSQL server.")
     var postgres = false
 
-    @Option(help: "Only `searches` or only `watch`, on the trees and indexes a previous run left in --work.")
+    @Option(help: "Only `searches`, `watch` (on the trees and indexes a previous run left in --work) or `postgres`.")
     var only: String?
     var searchesOnly: Bool { only == "searches" }
 
@@ -49,8 +49,17 @@ struct ScaleBench: ParsableCommand, BenchOutput {
         let sizes = self.sizes.split(separator: ",").compactMap { Int($0) }
         guard !sizes.isEmpty else { throw ValidationError("--sizes: say how many files, e.g. 100000,1000000") }
         try FileManager.default.createDirectory(atPath: work, withIntermediateDirectories: true)
-        let baseline = only == "watch" ? [:] : try corpusSearches()
+        let baseline = only == "watch" || only == "postgres" ? [:] : try corpusSearches()
         var columns: [(size: Int, figures: [String: Double])] = []
+        if only == "postgres", let largest = sizes.max() {
+            // PostgreSQL alone, its searches beside those of the SQLite index a full run left.
+            let sqlite = DocentProcess(work: work + "/docent-\(largest)")
+            var figures: [String: Double] = [:]
+            if FileManager.default.fileExists(atPath: sqlite.indexPath) {
+                for (label, ms) in try searches(sqlite) { figures["search." + label] = ms }
+            }
+            return print(ScalePostgres.table(try ScalePostgres(bench: self, files: largest).measure(), sqlite: figures, files: largest))
+        }
         for size in sizes {
             if let only {
                 let docent = DocentProcess(work: work + "/docent-\(size)")
@@ -173,10 +182,12 @@ struct ScaleBench: ParsableCommand, BenchOutput {
         (request.snippets, request.ranked, request.refined) = (false, false, false)
         var written: [String: ContinuousClock.Instant] = [:]
         var found: [String: Double] = [:]
+        let burstStart = ContinuousClock.now
         for (k, path) in chosen.enumerated() {
             try "rewritten in the burst: \(marker) number \(k)\n".write(toFile: path, atomically: false, encoding: .utf8)
             written[path] = ContinuousClock.now
         }
+        figures["burstWriteSeconds"] = (ContinuousClock.now - burstStart).seconds
         let deadline = ContinuousClock.now + .seconds(120)
         while found.count < chosen.count, ContinuousClock.now < deadline {
             let now = ContinuousClock.now
@@ -185,6 +196,7 @@ struct ScaleBench: ParsableCommand, BenchOutput {
             }
             usleep(2_000)
         }
+        figures["burstAllFoundSeconds"] = (ContinuousClock.now - burstStart).seconds
         let latencies = Array(found.values)
         figures["burstFound"] = Double(latencies.count)
         figures["burstP50ms"] = percentile(latencies, 50)
@@ -212,7 +224,8 @@ struct ScaleBench: ParsableCommand, BenchOutput {
         ] + BenchQuery.all.map { ("search." + $0.label, "search, \($0.label): `\($0.docent)` (ms)") } + [
             ("watchStartSeconds", "docent watch: start until watching (s)"), ("watchedDirectories", "directories watched"),
             ("kernelWatches", "kernel inotify watches"), ("watchRSSMB", "docent watch RSS, watching (MB)"),
-            ("burstFound", "burst: files found of those rewritten"), ("burstP50ms", "burst: write → searchable p50 (ms)"),
+            ("burstFound", "burst: files found of those rewritten"), ("burstWriteSeconds", "burst: seconds to write them"),
+            ("burstAllFoundSeconds", "burst: seconds until the last was found"), ("burstP50ms", "burst: write → searchable p50 (ms)"),
             ("burstP99ms", "burst: write → searchable p99 (ms)"), ("watchRSSMBAfterBurst", "docent watch RSS after the burst (MB)"),
         ]
         var lines = ["| | " + columns.map { "\($0.size.formatted()) files" }.joined(separator: " | ") + " | bench corpus |",

@@ -16,7 +16,7 @@ extension FileIndex {
 
     /// The content types of the rows, each once.
     public func contentTypes() throws(IndexError) -> [String] {
-        try read { db in try String.fetchAll(db, sql: "SELECT DISTINCT contentType FROM files") }
+        try read { db in try String.fetchAll(db, sql: Self.distinctTypes + " SELECT type FROM types WHERE type IS NOT NULL") }
     }
 
     /// Marks for reading again the rows read by `documentTypes` or of `contentTypes`, and

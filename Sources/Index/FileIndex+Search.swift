@@ -1,3 +1,4 @@
+import CSnippet
 import Foundation
 import GRDB
 
@@ -168,23 +169,59 @@ extension FileIndex {
 
     /// How many files match `request` (its limit and offset aside).
     public func count(_ request: SearchRequest) throws(IndexError) -> Int {
-        guard let (conditions, arguments) = conditions(request) else { return 0 }
+        let among = try rowsOfFewTypes(request)
+        guard let (conditions, arguments) = conditions(request, typesAmong: among != nil) else { return 0 }
         let sql = """
             SELECT count(*) FROM \(request.match != nil ? "files_fts CROSS JOIN files ON files.id = files_fts.rowid" : "files")
             \(conditions.isEmpty ? "" : "WHERE " + conditions.joined(separator: " AND "))
             """
-        return try read { db in try Int.fetchOne(db, sql: sql, arguments: StatementArguments(arguments)) ?? 0 }
+        return try read { db in
+            try Self.among(among, db) { try Int.fetchOne(db, sql: sql, arguments: StatementArguments(arguments)) ?? 0 }
+        }
     }
 
     /// The best `request.limit` hits after `request.offset`, by BM25 then recency (or in
     /// `request.order`).
     public func search(_ request: SearchRequest) throws(IndexError) -> [SearchHit] {
-        guard let (conditions, arguments) = conditions(request) else { return [] }
-        return try search(request, conditions: conditions, arguments: arguments)
+        let among = try rowsOfFewTypes(request)
+        guard let (conditions, arguments) = conditions(request, typesAmong: among != nil) else { return [] }
+        return try search(request, conditions: conditions, arguments: arguments, among: among)
     }
 
-    /// The SQL conditions of a request and their arguments; nil when nothing can match.
-    private func conditions(_ request: SearchRequest) -> ([String], [any DatabaseValueConvertible])? {
+    /// The most rows of a `type:` filter tested in memory (`docent_among`) rather than looked up
+    /// in `files` match by match.
+    static let typeFilterRows = 20_000
+
+    /// The rows of the request's content types, when it has words to match and the types are
+    /// few files (at most `typeFilterRows`, from the index on `contentType`): each match is then
+    /// tested against them in memory instead of being looked up in `files`. A common word
+    /// with `type:pdf` in a million files: every one of its matches was a lookup.
+    private func rowsOfFewTypes(_ request: SearchRequest) throws(IndexError) -> Set<Int64>? {
+        guard request.match != nil, let types = request.contentTypes, !types.isEmpty else { return nil }
+        let ids = try read { db in
+            try Int64.fetchAll(db, sql: """
+                SELECT id FROM files WHERE contentType IN (\(Array(repeating: "?", count: types.count).joined(separator: ", "))) LIMIT ?
+                """, arguments: StatementArguments(types.sorted() + [Self.typeFilterRows + 1] as [any DatabaseValueConvertible]))
+        }
+        return ids.count > Self.typeFilterRows ? nil : Set(ids)
+    }
+
+    /// Runs `body` with `docent_among(rowid)` true for the rows of `among`, when there are such rows.
+    static func among<T>(_ among: Set<Int64>?, _ db: Database, _ body: () throws -> T) throws -> T {
+        guard let among else { return try body() }
+        let ids = among.sorted().map { CLongLong($0) }
+        return try ids.withUnsafeBufferPointer { ids in
+            let connection = UnsafeMutableRawPointer(db.sqliteConnection)
+            let rc = docent_register_among(connection, ids.baseAddress, Int32(ids.count))
+            guard rc == 0 else { throw DatabaseError(resultCode: ResultCode(rawValue: rc), message: "cannot register docent_among") }
+            defer { docent_forget_among(connection) }
+            return try body()
+        }
+    }
+
+    /// The SQL conditions of a request and their arguments; nil when nothing can match. With
+    /// `typesAmong`, the content types are tested by `docent_among` (see `rowsOfFewTypes`).
+    private func conditions(_ request: SearchRequest, typesAmong: Bool = false) -> ([String], [any DatabaseValueConvertible])? {
         // One machine's index holds this host's files alone.
         if !request.hosts.isEmpty, !request.hosts.contains(where: { $0.lowercased() == host.lowercased() }) { return nil }
         var conditions: [String] = []
@@ -193,7 +230,9 @@ extension FileIndex {
             conditions.append("files_fts MATCH ?")
             arguments.append(match.matchString)
         }
-        if let types = request.contentTypes {
+        if typesAmong {
+            conditions.append("docent_among(files_fts.rowid)")
+        } else if let types = request.contentTypes {
             guard !types.isEmpty else { return nil }
             conditions.append("files.contentType IN (" + Array(repeating: "?", count: types.count).joined(separator: ", ") + ")")
             arguments.append(contentsOf: types.sorted() as [any DatabaseValueConvertible])
@@ -247,7 +286,8 @@ extension FileIndex {
         return (conditions, arguments)
     }
 
-    private func search(_ request: SearchRequest, conditions: [String], arguments: [any DatabaseValueConvertible]) throws(IndexError) -> [SearchHit] {
+    private func search(_ request: SearchRequest, conditions: [String], arguments: [any DatabaseValueConvertible],
+                        among: Set<Int64>? = nil) throws(IndexError) -> [SearchHit] {
         var arguments = arguments
         let joinsText = request.match != nil
         let ranked = joinsText && request.ranked && request.order == .relevance
@@ -265,9 +305,11 @@ extension FileIndex {
         // The rank function is told how many rows are kept (`limit + offset`): rows that cannot
         // be among them are never fully scored (rank.c, max-score pruning); the same rows come out.
         let rank = "-docent_rank(files_fts, \(Self.weights), \(limit + offset))"
-        let sql = ranked && conditions.count == 1 ? """
+        // Conditions FTS5 answers alone: the match, and the rows of few types (`docent_among`).
+        let textOnly = conditions.count == 1 || (conditions.count == 2 && among != nil)
+        let sql = ranked && textOnly ? """
             SELECT files.id, files.path, files.contentType, files.title, files.modified, ranked.score
-            FROM (SELECT rowid, \(rank) AS score FROM files_fts WHERE files_fts MATCH ?
+            FROM (SELECT rowid, \(rank) AS score FROM files_fts WHERE \(conditions.joined(separator: " AND "))
                   ORDER BY score DESC, rowid DESC LIMIT ? OFFSET ?) AS ranked
             CROSS JOIN files ON files.id = ranked.rowid
             ORDER BY ranked.score DESC, files.modified DESC
@@ -281,7 +323,7 @@ extension FileIndex {
             """
         arguments.append(limit)
         arguments.append(offset)
-        return try read { db in
+        return try read { db in try Self.among(among, db) {
             var hits = try Row.fetchAll(db, sql: sql, arguments: StatementArguments(arguments)).map { Self.hit($0, snippet: "") }
             // Hits holding only part of a long question's words (their snippets are of any of them).
             var relaxed: Set<Int64> = []
@@ -309,7 +351,7 @@ extension FileIndex {
                 hit.snippet = snippets[hit.id] ?? ""
                 return hit
             }
-        }
+        } }
     }
 
     /// How near the query's words stand in each row of `ids` (`docent_proximity`: the mean

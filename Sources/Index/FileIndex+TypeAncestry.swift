@@ -18,12 +18,24 @@ extension FileIndex {
         }
     }
 
+    /// The distinct content types of the rows as a `types(type)` table, one probe of the index
+    /// on `contentType` a type (a loose index scan): DISTINCT, or NOT IN over the rows, read
+    /// every row's entry — 40 ms of each `type:` search at a million files, for a hundred types.
+    /// Its last row is NULL.
+    static let distinctTypes = """
+        WITH RECURSIVE types(type) AS (
+            SELECT min(contentType) FROM files
+            UNION ALL
+            SELECT (SELECT min(contentType) FROM files WHERE contentType > types.type) FROM types WHERE types.type IS NOT NULL
+        )
+        """
+
     /// The content types held by some row whose conformance is not recorded.
     public func contentTypesWithoutAncestry() throws(IndexError) -> [String] {
         try read { db in
             try String.fetchAll(db, sql: """
-                SELECT DISTINCT contentType FROM files
-                WHERE contentType NOT IN (SELECT type FROM type_ancestry)
+                \(Self.distinctTypes)
+                SELECT type FROM types WHERE type IS NOT NULL AND type NOT IN (SELECT type FROM type_ancestry)
                 """)
         }
     }
@@ -45,7 +57,8 @@ extension FileIndex {
     public func contentTypes(conformingTo identifier: String) throws(IndexError) -> Set<String>? {
         try read { db in
             let unrecorded = try Bool.fetchOne(db, sql: """
-                SELECT EXISTS (SELECT 1 FROM files WHERE contentType NOT IN (SELECT type FROM type_ancestry))
+                \(Self.distinctTypes)
+                SELECT EXISTS (SELECT 1 FROM types WHERE type IS NOT NULL AND type NOT IN (SELECT type FROM type_ancestry))
                 """) ?? true
             guard !unrecorded else { return nil }
             let types = try String.fetchAll(db, sql: "SELECT type FROM type_ancestry WHERE ancestor = ?", arguments: [identifier])

@@ -34,7 +34,8 @@ struct TopRankTests {
             let body = (0..<length).map { _ in word(&rng) }.joined(separator: " ")
             let title = rng.next() % 4 == 0 ? (0..<(1 + Int(rng.next() % 3))).map { _ in word(&rng) }.joined(separator: " ") : nil
             let name = rng.next() % 5 == 0 ? word(&rng) + "-\(i).txt" : "file-\(i).txt"
-            rows.append(file("/r/\(name)", body, title: title, inode: Int64(i + 1), modified: Int64(rng.next() % 50)))
+            let type = ["public.plain-text", "net.daringfireball.markdown", "com.adobe.pdf", "public.python-script"][Int(rng.next() % 4)]
+            rows.append(file("/r/\(name)", body, type: type, title: title, inode: Int64(i + 1), modified: Int64(rng.next() % 50)))
         }
         try index.upsert(rows)
         return index
@@ -98,5 +99,32 @@ struct TopRankTests {
         // A skipped row's value is its bound: at least its score, and below the k-th best.
         #expect(skipped.allSatisfy { $0.given >= $0.exact - 1e-12 && $0.given < kth })
         #expect(skipped.count * 2 > rows.count, "\(skipped.count) of \(rows.count) rows skipped")
+    }
+
+    @Test("A type filter over few files (tested in memory) keeps the order of ranking every match and filtering after", arguments: [11, 12, 13])
+    func typeFilterInMemory(seed: UInt64) throws {
+        let dir = try TemporaryDirectory()
+        let index = try Self.index(dir, count: 400, seed: seed)
+        var rng = SplitMix(seed: seed &* 31)
+        for _ in 0..<20 {
+            let match = try SearchQuery.parse(Self.query(&rng)).match
+            let types: Set<String> = rng.next() % 2 == 0 ? ["com.adobe.pdf"] : ["com.adobe.pdf", "public.python-script"]
+            var all = SearchRequest(match: match, limit: 10_000)
+            var filtered = SearchRequest(match: match, contentTypes: types, limit: 7)
+            (all.refined, filtered.refined, all.snippets, filtered.snippets) = (false, false, false, false)
+            let expected = try index.search(all).filter { types.contains($0.contentType) }
+            // The same scores in the same order; rows of equal score may trade places at the
+            // page's edge (the ranked path keeps the newer row there), never others.
+            func same(_ got: [SearchHit], _ wanted: ArraySlice<SearchHit>) -> Bool {
+                got.count == wanted.count && zip(got, wanted).allSatisfy { abs($0.score - $1.score) < 1e-9 }
+                    && got.allSatisfy { hit in expected.contains { $0.id == hit.id && abs($0.score - hit.score) < 1e-9 } }
+            }
+            let got = try index.search(filtered)
+            #expect(same(got, expected.prefix(7)), "\(String(describing: match)): \(got.map(\.id)) against \(expected.prefix(7).map(\.id))")
+            #expect(try index.count(filtered) == expected.count)
+            filtered.offset = 3
+            let next = try index.search(filtered)
+            #expect(same(next, expected.dropFirst(3).prefix(7)), "\(String(describing: match)), from 3: \(next.map(\.id))")
+        }
     }
 }

@@ -9,6 +9,12 @@
    SQLITE_OK or an SQLite error code. */
 int docent_register_search_functions(void *db);
 
+/* docent_among(rowid) on connection `db`: whether rowid is one of ids[0..<count], which must
+   be sorted and stay alive until docent_forget_among (among.c); a search's type filter over
+   few files, tested for each match without a lookup in `files`. */
+int docent_register_among(void *db, const long long *ids, int count);
+void docent_forget_among(void *db);
+
 /* `text[0..<length]` stored in blocks of about `block_size` bytes, each a Zstandard frame at
    `level`, with the tokens before each block counted (blocks.c): method 2 of StoredText.swift,
    its method byte included. On
