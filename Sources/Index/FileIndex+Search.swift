@@ -1,4 +1,3 @@
-import CSnippet
 import Foundation
 import GRDB
 
@@ -169,8 +168,8 @@ extension FileIndex {
 
     /// How many files match `request` (its limit and offset aside).
     public func count(_ request: SearchRequest) throws(IndexError) -> Int {
-        let among = try rowsOfFewTypes(request)
-        guard let (conditions, arguments) = conditions(request, typesAmong: among != nil) else { return 0 }
+        let (among, filters) = try rowsOfFewFiles(request)
+        guard let (conditions, arguments) = conditions(request, among: filters) else { return 0 }
         let sql = """
             SELECT count(*) FROM \(request.match != nil ? "files_fts CROSS JOIN files ON files.id = files_fts.rowid" : "files")
             \(conditions.isEmpty ? "" : "WHERE " + conditions.joined(separator: " AND "))
@@ -183,45 +182,14 @@ extension FileIndex {
     /// The best `request.limit` hits after `request.offset`, by BM25 then recency (or in
     /// `request.order`).
     public func search(_ request: SearchRequest) throws(IndexError) -> [SearchHit] {
-        let among = try rowsOfFewTypes(request)
-        guard let (conditions, arguments) = conditions(request, typesAmong: among != nil) else { return [] }
+        let (among, filters) = try rowsOfFewFiles(request)
+        guard let (conditions, arguments) = conditions(request, among: filters) else { return [] }
         return try search(request, conditions: conditions, arguments: arguments, among: among)
     }
 
-    /// The most rows of a `type:` filter tested in memory (`docent_among`) rather than looked up
-    /// in `files` match by match.
-    static let typeFilterRows = 20_000
-
-    /// The rows of the request's content types, when it has words to match and the types are
-    /// few files (at most `typeFilterRows`, from the index on `contentType`): each match is then
-    /// tested against them in memory instead of being looked up in `files`. A common word
-    /// with `type:pdf` in a million files: every one of its matches was a lookup.
-    private func rowsOfFewTypes(_ request: SearchRequest) throws(IndexError) -> Set<Int64>? {
-        guard request.match != nil, let types = request.contentTypes, !types.isEmpty else { return nil }
-        let ids = try read { db in
-            try Int64.fetchAll(db, sql: """
-                SELECT id FROM files WHERE contentType IN (\(Array(repeating: "?", count: types.count).joined(separator: ", "))) LIMIT ?
-                """, arguments: StatementArguments(types.sorted() + [Self.typeFilterRows + 1] as [any DatabaseValueConvertible]))
-        }
-        return ids.count > Self.typeFilterRows ? nil : Set(ids)
-    }
-
-    /// Runs `body` with `docent_among(rowid)` true for the rows of `among`, when there are such rows.
-    static func among<T>(_ among: Set<Int64>?, _ db: Database, _ body: () throws -> T) throws -> T {
-        guard let among else { return try body() }
-        let ids = among.sorted().map { CLongLong($0) }
-        return try ids.withUnsafeBufferPointer { ids in
-            let connection = UnsafeMutableRawPointer(db.sqliteConnection)
-            let rc = docent_register_among(connection, ids.baseAddress, Int32(ids.count))
-            guard rc == 0 else { throw DatabaseError(resultCode: ResultCode(rawValue: rc), message: "cannot register docent_among") }
-            defer { docent_forget_among(connection) }
-            return try body()
-        }
-    }
-
-    /// The SQL conditions of a request and their arguments; nil when nothing can match. With
-    /// `typesAmong`, the content types are tested by `docent_among` (see `rowsOfFewTypes`).
-    private func conditions(_ request: SearchRequest, typesAmong: Bool = false) -> ([String], [any DatabaseValueConvertible])? {
+    /// The SQL conditions of a request and their arguments; nil when nothing can match. The
+    /// filters in `among` are tested by `docent_among` (see `rowsOfFewFiles`).
+    private func conditions(_ request: SearchRequest, among: AmongFilters = []) -> ([String], [any DatabaseValueConvertible])? {
         // One machine's index holds this host's files alone.
         if !request.hosts.isEmpty, !request.hosts.contains(where: { $0.lowercased() == host.lowercased() }) { return nil }
         var conditions: [String] = []
@@ -230,9 +198,10 @@ extension FileIndex {
             conditions.append("files_fts MATCH ?")
             arguments.append(match.matchString)
         }
-        if typesAmong {
+        if !among.isEmpty {
             conditions.append("docent_among(files_fts.rowid)")
-        } else if let types = request.contentTypes {
+        }
+        if !among.contains(.types), let types = request.contentTypes {
             guard !types.isEmpty else { return nil }
             conditions.append("files.contentType IN (" + Array(repeating: "?", count: types.count).joined(separator: ", ") + ")")
             arguments.append(contentsOf: types.sorted() as [any DatabaseValueConvertible])
@@ -245,7 +214,7 @@ extension FileIndex {
             conditions.append("files.contentType NOT IN (" + Array(repeating: "?", count: request.excludedContentTypes.count).joined(separator: ", ") + ")")
             arguments.append(contentsOf: request.excludedContentTypes.sorted() as [any DatabaseValueConvertible])
         }
-        if !request.extensions.isEmpty {
+        if !request.extensions.isEmpty, !among.contains(.extensions) {
             conditions.append("(" + request.extensions.map { _ in "lower(files.name) LIKE ? ESCAPE '\\'" }.joined(separator: " OR ") + ")")
             arguments.append(contentsOf: request.extensions.map { "%." + Self.likeEscaped($0.lowercased()) } as [any DatabaseValueConvertible])
         }

@@ -33,7 +33,8 @@ struct TopRankTests {
             let length = 1 + Int(rng.next() % (rng.next() % 4 == 0 ? 600 : 40))
             let body = (0..<length).map { _ in word(&rng) }.joined(separator: " ")
             let title = rng.next() % 4 == 0 ? (0..<(1 + Int(rng.next() % 3))).map { _ in word(&rng) }.joined(separator: " ") : nil
-            let name = rng.next() % 5 == 0 ? word(&rng) + "-\(i).txt" : "file-\(i).txt"
+            let ext = ["txt", "md", "MD", "py", "tar.gz", ""][Int(rng.next() % 6)]
+            let name = (rng.next() % 5 == 0 ? word(&rng) + "-\(i)" : "file-\(i)") + (ext.isEmpty ? "" : "." + ext)
             let type = ["public.plain-text", "net.daringfireball.markdown", "com.adobe.pdf", "public.python-script"][Int(rng.next() % 4)]
             rows.append(file("/r/\(name)", body, type: type, title: title, inode: Int64(i + 1), modified: Int64(rng.next() % 50)))
         }
@@ -125,6 +126,34 @@ struct TopRankTests {
             filtered.offset = 3
             let next = try index.search(filtered)
             #expect(same(next, expected.dropFirst(3).prefix(7)), "\(String(describing: match)), from 3: \(next.map(\.id))")
+        }
+    }
+
+    @Test("An ext: filter over few files (from the index on the last extension) keeps the order of filtering after", arguments: [21, 22])
+    func extensionFilterInMemory(seed: UInt64) throws {
+        let dir = try TemporaryDirectory()
+        let index = try Self.index(dir, count: 400, seed: seed)
+        let plan = try index.read { db in
+            try Row.fetchAll(db, sql: "EXPLAIN QUERY PLAN SELECT id FROM files WHERE \(FileIndex.extensionExpression) IN ('md')").map { $0["detail"] as String }
+        }
+        #expect(plan.contains { $0.contains("INDEX files_extension") }, "\(plan)")
+        var rng = SplitMix(seed: seed &* 17)
+        for _ in 0..<20 {
+            let match = try SearchQuery.parse(Self.query(&rng)).match
+            let extensions = [["md"], ["py", "md"], ["tar.gz"], ["gz"]][Int(rng.next() % 4)]
+            var all = SearchRequest(match: match, limit: 10_000)
+            var filtered = SearchRequest(match: match, limit: 7)
+            filtered.extensions = extensions
+            if rng.next() % 3 == 0 { filtered.contentTypes = ["com.adobe.pdf", "public.plain-text"] }
+            (all.refined, filtered.refined, all.snippets, filtered.snippets) = (false, false, false, false)
+            let expected = try index.search(all).filter { hit in
+                extensions.contains { hit.displayPath.lowercased().hasSuffix("." + $0) }
+                    && (filtered.contentTypes?.contains(hit.contentType) ?? true)
+            }
+            let got = try index.search(filtered)
+            #expect(got.count == min(7, expected.count) && zip(got, expected).allSatisfy { abs($0.score - $1.score) < 1e-9 }
+                    && got.allSatisfy { hit in expected.contains { $0.id == hit.id } }, "\(extensions): \(got.map(\.id)) against \(expected.prefix(7).map(\.id))")
+            #expect(try index.count(filtered) == expected.count, "\(extensions)")
         }
     }
 }

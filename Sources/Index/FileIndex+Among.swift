@@ -1,0 +1,70 @@
+import CSnippet
+import GRDB
+
+/// Filters over few files (`type:pdf`, `ext:md`) answered in memory: their rows come from an
+/// index, and each match of the words is tested against them (`docent_among`) instead of
+/// being looked up in `files` — the search stays on FTS5 alone, ranked top-k.
+extension FileIndex {
+    /// The most rows of a `type:` or `ext:` filter tested in memory (`docent_among`) rather
+    /// than looked up in `files` match by match.
+    static let fewFiles = 100_000
+
+    /// The filters `docent_among` answers for a request.
+    struct AmongFilters: OptionSet {
+        let rawValue: Int
+        static let types = AmongFilters(rawValue: 1)
+        static let extensions = AmongFilters(rawValue: 2)
+    }
+
+    /// The name's last extension, folded (NULL without a dot): `rtrim` takes off every
+    /// character but dots from the end, so what is left ends at the last dot.
+    static let extensionExpression = "CASE WHEN instr(name, '.') > 0 THEN lower(substr(name, length(rtrim(name, replace(name, '.', ''))) + 1)) END"
+
+    /// The rows of the request's content types and of its extensions, when it has words to
+    /// match and such a filter holds few files (at most `fewFiles`, from the indexes on
+    /// `contentType` and on the extension): each match is then tested against them in memory
+    /// instead of being looked up in `files` (a common word with `type:pdf` in a million files:
+    /// every one of its matches was a lookup). The filters so answered come with them.
+    func rowsOfFewFiles(_ request: SearchRequest) throws(IndexError) -> (Set<Int64>?, AmongFilters) {
+        guard request.match != nil else { return (nil, []) }
+        // Extensions with a dot in them (`tar.gz`) are not one last extension: left to LIKE.
+        let extensions = request.extensions.map { $0.lowercased() }
+        var byExtension = !extensions.isEmpty && !extensions.contains { $0.contains(".") || $0.isEmpty }
+        let types = request.contentTypes.flatMap { $0.isEmpty ? nil : $0 }
+        guard types != nil || byExtension else { return (nil, []) }
+        return try read { db in
+            // An index no writer has opened since the upgrade has no index on the extension yet.
+            if byExtension, try !Bool(Int.fetchOne(db, sql: "SELECT count(*) FROM sqlite_master WHERE name = 'files_extension'") == 1) {
+                byExtension = false
+                if types == nil { return (nil, []) }
+            }
+            func few(_ sql: String, _ values: [String]) throws -> Set<Int64>? {
+                let ids = try Int64.fetchAll(db, sql: sql + " IN (" + Array(repeating: "?", count: values.count).joined(separator: ", ") + ") LIMIT ?",
+                                             arguments: StatementArguments(values + [Self.fewFiles + 1] as [any DatabaseValueConvertible]))
+                return ids.count > Self.fewFiles ? nil : Set(ids)
+            }
+            var among: Set<Int64>?, filters: AmongFilters = []
+            if let types, let ids = try few("SELECT id FROM files WHERE contentType", types.sorted()) {
+                (among, filters) = (ids, [.types])
+            }
+            if byExtension, let ids = try few("SELECT id FROM files WHERE \(Self.extensionExpression)", extensions.sorted()) {
+                among = among.map { $0.intersection(ids) } ?? ids
+                filters.insert(.extensions)
+            }
+            return (among, filters)
+        }
+    }
+
+    /// Runs `body` with `docent_among(rowid)` true for the rows of `among`, when there are such rows.
+    static func among<T>(_ among: Set<Int64>?, _ db: Database, _ body: () throws -> T) throws -> T {
+        guard let among else { return try body() }
+        let ids = among.sorted().map { CLongLong($0) }
+        return try ids.withUnsafeBufferPointer { ids in
+            let connection = UnsafeMutableRawPointer(db.sqliteConnection)
+            let rc = docent_register_among(connection, ids.baseAddress, Int32(ids.count))
+            guard rc == 0 else { throw DatabaseError(resultCode: ResultCode(rawValue: rc), message: "cannot register docent_among") }
+            defer { docent_forget_among(connection) }
+            return try body()
+        }
+    }
+}
