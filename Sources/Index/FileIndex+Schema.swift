@@ -144,6 +144,15 @@ extension FileIndex {
             // extension (see `rowsOfFewFiles`), not by testing the name of every match.
             try db.execute(sql: "CREATE INDEX files_extension ON files(\(FileIndex.extensionExpression))")
         }
+        migrator.registerMigration("v10") { db in
+            // The folded name's index holds the modification time too: a `name:` glob's rows are
+            // picked and ordered newest first from it alone (see `search`), and only the page's
+            // rows are read from the table.
+            try db.execute(sql: """
+                DROP INDEX files_folded_name;
+                CREATE INDEX files_folded_name ON files(lower(name), modified);
+                """)
+        }
         return migrator
     }
 }
