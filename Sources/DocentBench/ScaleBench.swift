@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Index
+import Synchronization
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -37,6 +38,9 @@ struct ScaleBench: ParsableCommand, BenchOutput {
 
     @Option(help: "Files rewritten in the burst under docent watch.")
     var burst = 10_000
+
+    @Option(help: "The burst's pace in files a second (0: as fast as one process writes).")
+    var burstRate = 0
 
     @Flag(help: "Also two hosts' trees of half the largest size each, indexed at once into one PostgreSQL server.")
     var postgres = false
@@ -180,22 +184,45 @@ struct ScaleBench: ParsableCommand, BenchOutput {
         let index = try FileIndex(path: docent.indexPath)
         var request = SearchRequest(match: .term(marker), limit: chosen.count + 1)
         (request.snippets, request.ranked, request.refined) = (false, false, false)
-        var written: [String: ContinuousClock.Instant] = [:]
+        // The writes on a thread of their own, the searches here meanwhile: a file is timed
+        // from its own write, while the rest of the burst is still being written.
+        let written = Mutex<[String: ContinuousClock.Instant]>([:])
+        let writing = Mutex<(done: Bool, failure: String?)>((false, nil))
         var found: [String: Double] = [:]
         let burstStart = ContinuousClock.now
-        for (k, path) in chosen.enumerated() {
-            try "rewritten in the burst: \(marker) number \(k)\n".write(toFile: path, atomically: false, encoding: .utf8)
-            written[path] = ContinuousClock.now
-        }
-        figures["burstWriteSeconds"] = (ContinuousClock.now - burstStart).seconds
-        let deadline = ContinuousClock.now + .seconds(120)
-        while found.count < chosen.count, ContinuousClock.now < deadline {
-            let now = ContinuousClock.now
-            for hit in try index.search(request) where found[hit.displayPath] == nil {
-                if let start = written[hit.displayPath] { found[hit.displayPath] = (now - start).seconds * 1000 }
+        let rate = burstRate
+        let writer = Thread {
+            for (k, path) in chosen.enumerated() {
+                if rate > 0 {  // paced: the k-th write at k / rate seconds
+                    let due = burstStart + .nanoseconds(Int64(Double(k) / Double(rate) * 1e9))
+                    let wait = due - ContinuousClock.now
+                    if wait > .zero { usleep(useconds_t(max(0, wait.seconds * 1e6))) }
+                }
+                do {
+                    try "rewritten in the burst: \(marker) number \(k)\n".write(toFile: path, atomically: false, encoding: .utf8)
+                } catch {
+                    writing.withLock { $0.failure = "\(error)" }
+                    break
+                }
+                let now = ContinuousClock.now
+                written.withLock { $0[path] = now }
             }
+            writing.withLock { $0.done = true }
+        }
+        writer.start()
+        let deadline = ContinuousClock.now + .seconds(180)
+        while found.count < chosen.count, ContinuousClock.now < deadline {
+            let hits = try index.search(request)
+            let now = ContinuousClock.now
+            let times = written.withLock { $0 }
+            for hit in hits where found[hit.displayPath] == nil {
+                if let start = times[hit.displayPath] { found[hit.displayPath] = (now - start).seconds * 1000 }
+            }
+            if let failure = writing.withLock({ $0.failure }) { throw BenchError("the burst's writes failed: \(failure)") }
             usleep(2_000)
         }
+        while !writing.withLock({ $0.done }) { usleep(10_000) }
+        figures["burstWriteSeconds"] = (written.withLock { $0.values.max() }.map { $0 - burstStart } ?? .zero).seconds
         figures["burstAllFoundSeconds"] = (ContinuousClock.now - burstStart).seconds
         let latencies = Array(found.values)
         figures["burstFound"] = Double(latencies.count)
