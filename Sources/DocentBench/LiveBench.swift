@@ -167,10 +167,14 @@ struct DocentProcess {
         try launch(["watch"] + roots, log: work + "/watch.log")
     }
 
-    /// Seconds from now until the watcher's status says "watching".
+    /// Seconds from now until the watcher's status says "watching": the SQLite index's, or
+    /// the one a PostgreSQL store keeps beside Docent's data (named by the address).
     func waitUntilWatching(_ watcher: Process) throws -> Double {
-        let start = ContinuousClock.now
-        while status()?.state != .watching || status()?.pid != watcher.processIdentifier {
+        let start = ContinuousClock.now, directory = (indexPath as NSString).deletingLastPathComponent
+        while true {
+            let statuses = ((try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? [])
+                .filter { $0.hasSuffix(".watch.json") }.compactMap { WatchStatus.read(from: directory + "/" + $0) }
+            if statuses.contains(where: { $0.state == .watching && $0.pid == watcher.processIdentifier }) { break }
             guard watcher.isRunning else { throw BenchError("docent watch exited; see \(work)/watch.log") }
             usleep(5_000)
         }

@@ -47,7 +47,6 @@ struct ScaleBench: ParsableCommand, BenchOutput {
 
     @Option(help: "Only `searches`, `watch` (on the trees and indexes a previous run left in --work) or `postgres`.")
     var only: String?
-    var searchesOnly: Bool { only == "searches" }
 
     func run() throws {
         let sizes = self.sizes.split(separator: ",").compactMap { Int($0) }

@@ -1,4 +1,3 @@
-import Engine
 import Foundation
 import Synchronization
 import TestSupport
@@ -76,26 +75,12 @@ struct ScalePostgres: BenchOutput {
         // Each host's watcher: its start is a no-change reconcile against the server.
         for (i, docent) in hosts.enumerated() {
             let watcher = try docent.startWatch([trees[i]])
-            figures["pgWatchStartSeconds.\(i)"] = try waitUntilWatching(docent, watcher)
+            figures["pgWatchStartSeconds.\(i)"] = try docent.waitUntilWatching(watcher)
             try docent.stop(watcher)
         }
         log("watchers started in \(fmt(figures["pgWatchStartSeconds.0"]!)) and \(fmt(figures["pgWatchStartSeconds.1"]!)) s")
         try server.stop()
         return figures
-    }
-
-    /// Seconds until the watcher's status (beside its PostgreSQL index's state, named by the
-    /// address) says it is watching.
-    func waitUntilWatching(_ docent: DocentProcess, _ watcher: Process) throws -> Double {
-        let start = ContinuousClock.now, directory = docent.work + "/data/docent"
-        while true {
-            guard watcher.isRunning else { throw BenchError("docent watch exited; see \(docent.work)/watch.log") }
-            let statuses = ((try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? [])
-                .filter { $0.hasSuffix(".watch.json") }.compactMap { WatchStatus.read(from: directory + "/" + $0) }
-            if statuses.contains(where: { $0.state == .watching && $0.pid == watcher.processIdentifier }) { return (ContinuousClock.now - start).seconds }
-            if ContinuousClock.now - start > .seconds(600) { throw BenchError("docent watch did not start watching within 10 minutes") }
-            usleep(20_000)
-        }
     }
 }
 
