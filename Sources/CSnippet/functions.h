@@ -3,8 +3,9 @@
 #include <stddef.h>
 #include <sqlite3.h>
 
-/* Registers docent_rank (rank.c) with FTS5 on one connection. */
-int docent_register_rank(fts5_api *api);
+/* Registers docent_rank, docent_score and docent_proximity (rank.c) with FTS5 on connection
+   `db`, and docent_rescored(rowid) with SQLite. */
+int docent_register_rank(sqlite3 *db, fts5_api *api);
 
 /* Registers docent_matches (matches.c): every match's byte range in one column. */
 int docent_register_matches(fts5_api *api);

@@ -26,6 +26,18 @@
  * k rows kept, and their order, are those of ranking every row (a property test holds them
  * to it). A row scored twice in one statement is not counted twice among the best.
  *
+ * docent_score(fts, w0, …, w_last): the same sum with Docent's own parameters, k1 = 5 and
+ * b = 1, chosen on the judged questions and on simulated known items (`docent-bench
+ * relevance`, docs/Benchmarks.md): there a word's count against the file's length says more
+ * than bm25()'s 1.2 and 0.75 let it. They make a poor bound for pruning, though (a row's best
+ * possible score is (k1 + 1) times a typical one, not 2.2 times): ranking every match by them
+ * cost a common word at a million files 69 → 197 ms. So ranking is in two stages, as search
+ * engines cascade a cheap ranking into a finer one: docent_rank, pruned, picks the k best by
+ * bm25(); each row it keeps among them gets its docent_score as well, from the figures already
+ * at hand, and `docent_rescored(rowid)` returns it until the connection's next docent_rank
+ * (the search orders its window of best rows by it). docent_score itself, unpruned, scores
+ * rows given by id (`rowid IN (…)`) on the same scale.
+ *
  * docent_proximity(fts): how near the query's words stand in the row — the mean, over each
  * pair of consecutive phrases, of their closest distance in tokens within one column (1 for
  * words side by side; PROXIMITY_FAR for a pair that never shares a column; 0 for a query of
@@ -50,7 +62,51 @@ typedef struct {
     int known;                   /* `version` has been read */
     int **pages;
     size_t count;                /* of `pages` */
+    /* The last docent_rank's kept rows and their docent_score (open addressing, rowid + 1 as key). */
+    sqlite3_int64 *rescoredRows;
+    double *rescoredScores;
+    size_t rescoredCount, rescoredCapacity;
 } Lengths;
+
+/* BM25's parameters of docent_score. */
+static const double SCORE_K1 = 5.0, SCORE_B = 1.0;
+
+static void rescored_clear(Lengths *lengths) {
+    if (lengths->rescoredRows) memset(lengths->rescoredRows, 0, lengths->rescoredCapacity * sizeof *lengths->rescoredRows);
+    lengths->rescoredCount = 0;
+}
+
+static size_t rescored_slot(const Lengths *lengths, sqlite3_int64 rowid) {
+    size_t mask = lengths->rescoredCapacity - 1, at = (size_t)((sqlite3_uint64)rowid * 0x9E3779B97F4A7C15ull >> 17) & mask;
+    while (lengths->rescoredRows[at] != 0 && lengths->rescoredRows[at] != rowid + 1) at = (at + 1) & mask;
+    return at;
+}
+
+/* Remembers `rowid`'s docent_score (nothing when memory runs out: the search keeps bm25()'s order). */
+static void rescored_put(Lengths *lengths, sqlite3_int64 rowid, double score) {
+    if ((lengths->rescoredCount + 1) * 2 > lengths->rescoredCapacity) {
+        size_t capacity = lengths->rescoredCapacity ? lengths->rescoredCapacity * 2 : 256;
+        sqlite3_int64 *rows = calloc(capacity, sizeof *rows);
+        double *scores = malloc(capacity * sizeof *scores);
+        if (!rows || !scores) { free(rows); free(scores); return; }
+        Lengths grown = { .rescoredRows = rows, .rescoredScores = scores, .rescoredCapacity = capacity };
+        for (size_t i = 0; i < lengths->rescoredCapacity; i++) {
+            if (lengths->rescoredRows[i] == 0) continue;
+            size_t at = rescored_slot(&grown, lengths->rescoredRows[i] - 1);
+            rows[at] = lengths->rescoredRows[i];
+            scores[at] = lengths->rescoredScores[i];
+        }
+        free(lengths->rescoredRows);
+        free(lengths->rescoredScores);
+        lengths->rescoredRows = rows;
+        lengths->rescoredScores = scores;
+        lengths->rescoredCapacity = capacity;
+    }
+    size_t at = rescored_slot(lengths, rowid);
+    if (lengths->rescoredRows[at] == 0) lengths->rescoredCount++;
+    lengths->rescoredRows[at] = rowid + 1;
+    lengths->rescoredScores[at] = score;
+}
 
 static void lengths_clear(Lengths *lengths) {
     for (size_t i = 0; i < lengths->count; i++) free(lengths->pages[i]);
@@ -62,6 +118,8 @@ static void lengths_clear(Lengths *lengths) {
 static void lengths_free(void *value) {
     Lengths *lengths = value;
     lengths_clear(lengths);
+    free(lengths->rescoredRows);
+    free(lengths->rescoredScores);
     free(lengths);
 }
 
@@ -94,9 +152,10 @@ typedef struct {
     sqlite3_int64 *bestRow;      /* their rows, in the same places */
 } Query;
 
-/* Adds `row`'s `score` to the best so far (a row already among them is left as it is). */
-static void best_add(Query *query, sqlite3_int64 row, double score) {
-    for (int i = 0; i < query->held; i++) if (query->bestRow[i] == row) return;
+/* Adds `row`'s `score` to the best so far (a row already among them is left as it is);
+   whether it is among them now. */
+static int best_add(Query *query, sqlite3_int64 row, double score) {
+    for (int i = 0; i < query->held; i++) if (query->bestRow[i] == row) return 1;
     int at;
     if (query->held < query->top) {
         at = query->held++;
@@ -106,7 +165,7 @@ static void best_add(Query *query, sqlite3_int64 row, double score) {
             at = (at - 1) / 2;
         }
     } else {
-        if (score <= query->best[0]) return;
+        if (score <= query->best[0]) return 0;
         at = 0;  /* the smallest goes; sift the new one down from the top */
         for (;;) {
             int child = 2 * at + 1;
@@ -120,6 +179,7 @@ static void best_add(Query *query, sqlite3_int64 row, double score) {
     }
     query->best[at] = score;
     query->bestRow[at] = row;
+    return 1;
 }
 
 static int count_row(const Fts5ExtensionApi *api, Fts5Context *fts, void *context) {
@@ -143,7 +203,8 @@ static int query_data(const Fts5ExtensionApi *api, Fts5Context *fts, sqlite3_con
                       Query **out) {
     Query *query = api->xGetAuxdata(fts, 0);
     if (query) { *out = query; return SQLITE_OK; }
-    lengths_check(api->xUserData(fts), sqlite3_context_db_handle(result));
+    Lengths *lengths = api->xUserData(fts);
+    lengths_check(lengths, sqlite3_context_db_handle(result));
     int phrases = api->xPhraseCount(fts), columns = api->xColumnCount(fts);
     sqlite3_int64 k = argc > columns ? sqlite3_value_int64(argv[columns]) : 0;
     int top = k > 0 && k <= 100000 ? (int)k : 0;
@@ -154,6 +215,7 @@ static int query_data(const Fts5ExtensionApi *api, Fts5Context *fts, sqlite3_con
     query->frequency = query->idf + phrases;
     query->top = top;
     query->held = 0;
+    if (top > 0) rescored_clear(lengths);
     query->best = query->frequency + phrases;
     query->bestRow = (sqlite3_int64 *)(query->best + top);
     sqlite3_int64 rows = 0, tokens = 0;
@@ -181,8 +243,18 @@ static int row_length(const Fts5ExtensionApi *api, Fts5Context *fts, Lengths *le
     return rc;
 }
 
-static void rank(const Fts5ExtensionApi *api, Fts5Context *fts, sqlite3_context *result, int argc, sqlite3_value **argv) {
-    const double k1 = 1.2, b = 0.75;
+/* BM25 of the row at hand: the query's figures, the row's weighted frequencies, its length. */
+static double bm25(const Query *query, double d, double k1, double b) {
+    double score = 0;
+    for (int i = 0; i < query->phrases; i++) {
+        double f = query->frequency[i];
+        score += query->idf[i] * ((f * (k1 + 1.0)) / (f + k1 * (1 - b + b * d / query->average)));
+    }
+    return score;
+}
+
+static void rank_with(const Fts5ExtensionApi *api, Fts5Context *fts, sqlite3_context *result, int argc, sqlite3_value **argv,
+                      double k1, double b) {
     Query *query = NULL;
     int rc = query_data(api, fts, result, argc, argv, &query);
     if (rc != SQLITE_OK) { sqlite3_result_error_code(result, rc); return; }
@@ -204,23 +276,38 @@ static void rank(const Fts5ExtensionApi *api, Fts5Context *fts, sqlite3_context 
     }
     if (query->top > 0 && query->held == query->top) {
         /* The row's best possible score: as if it were no longer than its occurrences. */
-        double bound = 0, d = (double)shortest;
-        for (int i = 0; i < query->phrases; i++) {
-            double f = query->frequency[i];
-            bound += query->idf[i] * ((f * (k1 + 1.0)) / (f + k1 * (1 - b + b * d / query->average)));
-        }
+        double bound = bm25(query, (double)shortest, k1, b);
         if (bound < query->best[0]) { sqlite3_result_double(result, -1.0 * bound); return; }
     }
     int length = 0;
-    rc = row_length(api, fts, api->xUserData(fts), &length);
+    Lengths *lengths = api->xUserData(fts);
+    rc = row_length(api, fts, lengths, &length);
     if (rc != SQLITE_OK) { sqlite3_result_error_code(result, rc); return; }
-    double score = 0, d = (double)length;
-    for (int i = 0; i < query->phrases; i++) {
-        double f = query->frequency[i];
-        score += query->idf[i] * ((f * (k1 + 1.0)) / (f + k1 * (1 - b + b * d / query->average)));
-    }
-    if (query->top > 0) best_add(query, api->xRowid(fts), score);
+    double score = bm25(query, (double)length, k1, b);
+    sqlite3_int64 rowid = api->xRowid(fts);
+    if (query->top > 0 && best_add(query, rowid, score)) rescored_put(lengths, rowid, bm25(query, (double)length, SCORE_K1, SCORE_B));
     sqlite3_result_double(result, -1.0 * score);
+}
+
+static void rank(const Fts5ExtensionApi *api, Fts5Context *fts, sqlite3_context *result, int argc, sqlite3_value **argv) {
+    rank_with(api, fts, result, argc, argv, 1.2, 0.75);
+}
+
+static void score(const Fts5ExtensionApi *api, Fts5Context *fts, sqlite3_context *result, int argc, sqlite3_value **argv) {
+    /* Never pruned: a k given is ignored. */
+    rank_with(api, fts, result, argc > api->xColumnCount(fts) ? api->xColumnCount(fts) : argc, argv, SCORE_K1, SCORE_B);
+}
+
+/* docent_rescored(rowid): the row's docent_score, when the connection's last docent_rank kept it. */
+static void rescored(sqlite3_context *context, int argc, sqlite3_value **argv) {
+    (void)argc;
+    const Lengths *lengths = sqlite3_user_data(context);
+    sqlite3_int64 rowid = sqlite3_value_int64(argv[0]);
+    size_t at = lengths->rescoredCapacity > 0 && rowid >= 0 ? rescored_slot(lengths, rowid) : 0;
+    if (lengths->rescoredCapacity > 0 && rowid >= 0 && lengths->rescoredRows[at] != 0)
+        sqlite3_result_double(context, -1.0 * lengths->rescoredScores[at]);
+    else
+        sqlite3_result_null(context);
 }
 
 /* The closest two of positions x and y (each `column << 24 | offset`, ascending) in one column. */
@@ -263,10 +350,13 @@ static void proximity(const Fts5ExtensionApi *api, Fts5Context *fts, sqlite3_con
     sqlite3_result_double(result, distances / (phrases - 1));
 }
 
-int docent_register_rank(fts5_api *api) {
+int docent_register_rank(sqlite3 *db, fts5_api *api) {
     Lengths *lengths = calloc(1, sizeof *lengths);
     if (!lengths) return SQLITE_NOMEM;
     int rc = api->xCreateFunction(api, "docent_rank", lengths, rank, lengths_free);
     if (rc != SQLITE_OK) { free(lengths); return rc; }  /* FTS5 calls the destructor only for a function it keeps */
-    return api->xCreateFunction(api, "docent_proximity", NULL, proximity, NULL);
+    /* The others share docent_rank's lengths, which live as long as the connection. */
+    rc = api->xCreateFunction(api, "docent_score", lengths, score, NULL);
+    if (rc == SQLITE_OK) rc = sqlite3_create_function_v2(db, "docent_rescored", 1, SQLITE_UTF8, lengths, rescored, NULL, NULL, NULL);
+    return rc == SQLITE_OK ? api->xCreateFunction(api, "docent_proximity", NULL, proximity, NULL) : rc;
 }

@@ -5,7 +5,7 @@ import GRDB
 /// answered by df(1), "report file system space usage", which never says "disk". Every word
 /// must match in a search (so a long query narrows, as people expect), but a document whose
 /// title or name holds at least half of a long query's words is a candidate too, scored by the
-/// same BM25 over the words it has (a word it lacks adds nothing, so it ranks below one that
+/// same BM25 as the full matches' window (`docent_score`) over the words it has (a word it lacks adds nothing, so it ranks below one that
 /// has them all unless its title says more).
 extension FileIndex {
     /// The fewest words a query needs before titles holding only part of them are candidates.
@@ -54,7 +54,7 @@ extension FileIndex {
         let placeholders = Array(repeating: "?", count: kept.count).joined(separator: ", ")
         var scores: [Int64: Double] = [:]
         for row in try Row.fetchAll(db, sql: """
-            SELECT rowid, -docent_rank(files_fts, \(weights)) AS score FROM files_fts WHERE files_fts MATCH ? AND rowid IN (\(placeholders))
+            SELECT rowid, -docent_score(files_fts, \(weights)) AS score FROM files_fts WHERE files_fts MATCH ? AND rowid IN (\(placeholders))
             """, arguments: StatementArguments([FTSExpression.or(words.map { .term($0) }).matchString] + kept.map(\.id))) {
             scores[row["rowid"]] = row["score"]
         }

@@ -304,6 +304,8 @@ extension FileIndex {
         arguments.append(offset)
         return try read { db in try Self.among(among, db) {
             var hits = try Row.fetchAll(db, sql: sql, arguments: StatementArguments(arguments)).map { Self.hit($0, snippet: "") }
+            // The window scored again by Docent's BM25 (before any other ranking on this connection).
+            if reranks { hits = try Self.rescored(db, hits) }
             // Hits holding only part of a long question's words (their snippets are of any of them).
             var relaxed: Set<Int64> = []
             var relaxedWords: [String] = []
@@ -331,6 +333,26 @@ extension FileIndex {
                 return hit
             }
         } }
+    }
+
+    /// `hits`, BM25's best by bm25()'s parameters, with their scores by Docent's (`docent_score`,
+    /// rank.c), which the search's docent_rank kept for the rows it kept: ranking is in two
+    /// stages, because Docent's parameters bound a row's score too loosely to prune by. All or
+    /// none: a row without one (never, short of memory) leaves the window as bm25() had it.
+    private static func rescored(_ db: Database, _ hits: [SearchHit]) throws -> [SearchHit] {
+        guard !hits.isEmpty else { return hits }
+        let values = Array(repeating: "(?)", count: hits.count).joined(separator: ", ")
+        var scores: [Int64: Double] = [:]
+        for row in try Row.fetchAll(db, sql: "SELECT column1 AS id, -docent_rescored(column1) AS score FROM (VALUES \(values))",
+                                    arguments: StatementArguments(hits.map(\.id))) {
+            if let score = row["score"] as Double? { scores[row["id"]] = score }
+        }
+        guard hits.allSatisfy({ scores[$0.id] != nil }) else { return hits }
+        return hits.map { hit in
+            var hit = hit
+            hit.score = scores[hit.id]!
+            return hit
+        }
     }
 
     /// How near the query's words stand in each row of `ids` (`docent_proximity`: the mean

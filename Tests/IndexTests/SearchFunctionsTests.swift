@@ -5,8 +5,9 @@ import Testing
 import TestSupport
 
 /// Docent's own FTS5 functions against what they stand in for: `docent_rank` must give
-/// bm25()'s scores exactly, and `docent_snippet`, which counts tokens itself to skip to its
-/// window, must land on the same token the tokenizer would, however deep and whatever the text.
+/// bm25()'s scores exactly, `docent_score` BM25's at Docent's parameters, and
+/// `docent_snippet`, which counts tokens itself to skip to its window, must land on the same
+/// token the tokenizer would, however deep and whatever the text.
 @Suite("docent_rank and docent_snippet")
 struct SearchFunctionsTests {
     let dir: TemporaryDirectory
@@ -98,6 +99,59 @@ struct SearchFunctionsTests {
             file("/r/doc\(i).txt", Self.text(words: 50 + i * 31, seed: UInt64(i + 100)) + " memory allocation", inode: Int64(i + 1), modified: Int64(i + 1000))
         })
         try compare()
+    }
+
+    @Test("docent_score gives BM25's scores at k1 = 5, b = 1, worked out from the index's token instances; docent_rank keeps them for the rows it keeps")
+    func scoreAtDocentsParameters() throws {
+        try index.upsert((0..<30).map { i in
+            var body = (0..<(10 + i * 37)).map { "filler\($0 % 23)" }.joined(separator: " ")
+            if i % 2 == 0 { body += String(repeating: " lantern", count: 1 + i % 5) }
+            if i % 3 == 0 { body += " harbour lantern" }
+            return file("/r/doc\(i).txt", body, title: i % 4 == 0 ? "Lantern \(i)" : nil, inode: Int64(i + 1), modified: Int64(i))
+        })
+        let weights = FileIndex.weights.split(separator: ",").map { Double($0.trimmingCharacters(in: .whitespaces))! }
+        let (k1, b) = (5.0, 1.0)
+        try index.read { db in
+            try db.execute(sql: "CREATE VIRTUAL TABLE temp.tokens USING fts5vocab(main, files_fts, 'instance')")
+            // Every token of every row: each row's length, the average, each term's weighted count per row.
+            let columns = ["name", "title", "body", "meta", "parts"]
+            var length: [Int64: Double] = [:]
+            var frequency: [String: [Int64: Double]] = [:]
+            for row in try Row.fetchAll(db, sql: "SELECT term, doc, col FROM temp.tokens") {
+                let doc: Int64 = row["doc"], term: String = row["term"], column: String = row["col"]
+                length[doc, default: 0] += 1
+                frequency[term, default: [:]][doc, default: 0] += weights[columns.firstIndex(of: column)!]
+            }
+            let rows = Double(try Int.fetchOne(db, sql: "SELECT count(*) FROM files_fts")!)
+            let average = length.values.reduce(0, +) / rows
+            for terms in [["lantern"], ["harbour", "lantern"]] {
+                let matching = Set(terms.flatMap { frequency[$0]!.keys }).filter { doc in terms.allSatisfy { frequency[$0]![doc] != nil } }
+                let expected = Dictionary(uniqueKeysWithValues: matching.map { doc in
+                    (doc, terms.reduce(0.0) { sum, term in
+                        let hits = Double(frequency[term]!.count), f = frequency[term]![doc]!, d = length[doc]!
+                        return sum + max(log((rows - hits + 0.5) / (hits + 0.5)), 1e-6) * (f * (k1 + 1)) / (f + k1 * (1 - b + b * d / average))
+                    })
+                })
+                let match = terms.joined(separator: " ")
+                let given = try Row.fetchAll(db, sql: "SELECT rowid, -docent_score(files_fts, \(FileIndex.weights)) AS s FROM files_fts WHERE files_fts MATCH ?",
+                                             arguments: [match])
+                #expect(given.count == expected.count && given.count > 3, "\(terms)")
+                for row in given {
+                    let id: Int64 = row["rowid"], score: Double = row["s"]
+                    #expect(abs(score - expected[id]!) <= 1e-9 * max(1, score), "\(terms) row \(id): \(score) against \(expected[id]!)")
+                }
+                // The best three by bm25(), each with its docent_score kept; a row never kept has none.
+                let kept = try Int64.fetchAll(db, sql: """
+                    SELECT rowid FROM files_fts WHERE files_fts MATCH ? ORDER BY -docent_rank(files_fts, \(FileIndex.weights), 3) DESC LIMIT 3
+                    """, arguments: [match])
+                #expect(kept.count == 3)
+                for id in kept {
+                    let score = try Double.fetchOne(db, sql: "SELECT -docent_rescored(?)", arguments: [id])
+                    #expect(score.map { abs($0 - expected[id]!) <= 1e-9 * max(1, $0) } == true, "\(terms) kept row \(id): \(String(describing: score))")
+                }
+                #expect(try Double.fetchOne(db, sql: "SELECT docent_rescored(?)", arguments: [1_000_000]) == nil)
+            }
+        }
     }
 
     @Test("A search without ranking (a live search's set of matches) finds the same files, newest first")
