@@ -28,7 +28,7 @@
 
 enum { WINDOW = 16, LEAD = 3, CANDIDATES = 64 };
 /* The columns of files_fts. */
-enum { NAME = 0, TITLE = 1, BODY = 2, META = 3, PARTS = 4 };
+enum { NAME = 0, TITLE = 1, BODY = 2, META = 3, PARTS = 4, FOLDERS = 5 };
 /* Tokens are counted a stretch of about BLOCK bytes at a time; text is decompressed in
    steps of STEP bytes. */
 enum { BLOCK = 1 << 16, STEP = 1 << 16, INPUT = 1 << 14 };
@@ -390,11 +390,12 @@ static void snippet(const Fts5ExtensionApi *api, Fts5Context *fts, sqlite3_conte
     int instances = 0, rc = api->xInstCount(fts, &instances);
     if (rc != SQLITE_OK) { sqlite3_result_error_code(result, rc); return; }
 
-    /* The column: the body when it matched, else the column of the first match. */
+    /* The column: the body when it matched, else the column of the first match (never the
+       folders' words: a match there alone shows the body's start). */
     int column = -1;
     for (int i = 0; i < instances; i++) {
         int phrase, col, offset;
-        if (api->xInst(fts, i, &phrase, &col, &offset) != SQLITE_OK) continue;
+        if (api->xInst(fts, i, &phrase, &col, &offset) != SQLITE_OK || col == FOLDERS) continue;
         if (col == BODY) { column = BODY; break; }
         if (column < 0) column = col;
     }

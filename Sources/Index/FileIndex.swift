@@ -75,6 +75,7 @@ public final class FileIndex: Sendable {
             db.add(function: StoredText.inflateFunction)
             db.add(function: StoredText.inflatePrefixFunction)
             db.add(function: StoredText.deflateFunction)
+            db.add(function: FolderWords.function)
             let rc = docent_register_search_functions(UnsafeMutableRawPointer(db.sqliteConnection))
             if rc != 0 { throw DatabaseError(resultCode: ResultCode(rawValue: rc), message: "cannot register docent_snippet and docent_rank") }
         }

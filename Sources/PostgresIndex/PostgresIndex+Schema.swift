@@ -210,6 +210,10 @@ extension PostgresIndex {
             "CREATE INDEX IF NOT EXISTS docent_files_rank_names ON docent_files USING gin (ts_filter(rank_fts, '{a,b}'))",
             "CREATE INDEX IF NOT EXISTS docent_files_rank_length ON docent_files (length(rank_fts))",
         ]),
+        // The names of the folders a file is in join its words (`FolderWords`, weight D), as
+        // they are a field of the SQLite index (its v11): every row's vectors are made again
+        // by the migrating client (`makeWordsAgain`, in `migrate`).
+        ("v5", []),
     ]
 
     /// The text search configuration's mapping: accents folded first when the unaccent
@@ -253,6 +257,7 @@ extension PostgresIndex {
             let rows = try connection.execute("SELECT identifier FROM docent_migrations")
             let applied = Set((0..<rows.count).compactMap { rows.string($0, 0) })
             guard applied.isSubset(of: known) else { throw IndexError.newerSchema(path: displayName) }
+            var remakeWords = false  // v3's and v5's vectors, made once after the migrations
             for migration in Self.migrations where !applied.contains(migration.identifier) {
                 for statement in migration.sql { try connection.execute(statement) }
                 if migration.identifier == "v1" {
@@ -270,12 +275,11 @@ extension PostgresIndex {
                         try connection.execute(Self.textSearchMapping(unaccent: false))
                     }
                 }
-                if migration.identifier == "v3" {
-                    try Self.compressWithLZ4(connection, columns: ["head"])
-                    try Self.makeWordsAgain(connection)
-                }
+                if migration.identifier == "v3" { try Self.compressWithLZ4(connection, columns: ["head"]) }
+                if migration.identifier == "v3" || migration.identifier == "v5" { remakeWords = true }
                 try connection.execute("INSERT INTO docent_migrations (identifier) VALUES ($1)", [.text(migration.identifier)])
             }
+            if remakeWords { try Self.makeWordsAgain(connection) }
         }
     }
 }

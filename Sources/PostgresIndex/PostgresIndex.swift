@@ -165,7 +165,8 @@ public final class PostgresIndex: IndexStore {
         var rows: [(file: IndexedFile, parts: String, fts: [UInt8], rank: [UInt8])] = []
         for file in files {
             let parts = IdentifierParts.split(file.name, file.text)
-            let (fts, rank) = try Self.vectors(words, name: file.name, title: file.title, metadata: file.metadata, body: file.text, parts: parts)
+            let (fts, rank) = try Self.vectors(words, name: file.name, title: file.title, metadata: file.metadata, body: file.text, parts: parts,
+                                               parent: file.parent)
             rows.append((file, parts, fts, rank))
         }
         let now = Date().timeIntervalSince1970
@@ -216,12 +217,13 @@ public final class PostgresIndex: IndexStore {
     }
 
     /// A file's two vectors, in the binary form the server reads (TextWords.vector): `fts`,
-    /// all its words — the name weighed A, the title B, the metadata C, the text and its
-    /// identifier parts D — and `rank_fts`, the same over the text's first 1,024 characters
-    /// alone, what `ts_rank` reads.
+    /// all its words — the name weighed A, the title B, the metadata C, the text, its
+    /// identifier parts and its folders' names (`FolderWords`, of its parent) D — and
+    /// `rank_fts`, the same over the text's first 1,024 characters alone, what `ts_rank` reads.
     static func vectors(_ words: TextWords, name: String, title: String?, metadata: String?, body: String,
-                        parts: String) throws(IndexError) -> (fts: [UInt8], rank: [UInt8]) {
-        let head: [(text: String, weight: TextWords.Weight)] = [(name, .a), (title ?? "", .b), (metadata ?? "", .c)]
+                        parts: String, parent: [UInt8]) throws(IndexError) -> (fts: [UInt8], rank: [UInt8]) {
+        let folders = FolderWords.words(ofParent: parent)
+        let head: [(text: String, weight: TextWords.Weight)] = [(name, .a), (title ?? "", .b), (metadata ?? "", .c), (folders, .d)]
         return (try words.vector(head + [(body, .d), (parts, .d)]), try words.vector(head + [(rankedStart(of: body), .d)]))
     }
 
@@ -251,39 +253,41 @@ public final class PostgresIndex: IndexStore {
     /// vector out of TOAST (95 ms for 6,414 files on the benchmark corpus; 20-24 ms over 1 KB).
     static let rankedCharacters = 1_024
 
-    /// Moves row `id` to `new`; when its name changes, its words are made again (the name's
-    /// words are weighed apart, and its identifier parts come from the name too).
+    /// Moves row `id` to `new`; when its name or its folders' names change, its words are
+    /// made again (the name's words are weighed apart, its identifier parts come from the name
+    /// too, and the folders' are words of the row).
     private static func rename(_ connection: Connection, id: Int64, to new: [UInt8], words: TextWords) throws(IndexError) {
         let (name, parent) = (IndexedFile.name(of: new), IndexedFile.parent(of: new))
-        let old = try connection.execute("SELECT name FROM docent_files WHERE id = $1", [.int(id)])
+        let old = try connection.execute("SELECT name, parent FROM docent_files WHERE id = $1", [.int(id)])
         guard old.count == 1 else { return }
-        guard old.string(0, 0) != name else {
+        guard old.string(0, 0) != name || FolderWords.words(ofParent: old.bytes(0, 1)) != FolderWords.words(ofParent: parent) else {
             try connection.execute("UPDATE docent_files SET path = $2, parent = $3 WHERE id = $1", [.int(id), .bytes(new), .bytes(parent)])
             return
         }
         let row = try connection.execute("SELECT title, metadata, body FROM docent_files WHERE id = $1", [.int(id)])
         let body = row.string(0, 2) ?? ""
         let parts = IdentifierParts.split(name, body)
-        let (fts, rank) = try vectors(words, name: name, title: row.string(0, 0), metadata: row.string(0, 1), body: body, parts: parts)
+        let (fts, rank) = try vectors(words, name: name, title: row.string(0, 0), metadata: row.string(0, 1), body: body, parts: parts,
+                                      parent: parent)
         try connection.execute("""
             UPDATE docent_files SET path = $2, parent = $3, name = $4, parts = $5, fts = $6, rank_fts = $7 WHERE id = $1
             """, [.int(id), .bytes(new), .bytes(parent), .text(name), .text(parts), .bytes(fts), .bytes(rank)])
     }
 
     /// Makes every row's vectors (and `head`) again, a batch at a time (migration v3: the
-    /// words were the server's until then).
+    /// words were the server's until then; v5: the folders' names joined them).
     static func makeWordsAgain(_ connection: Connection) throws(IndexError) {
         let words = try TextWords()
         var last: Int64 = 0
         while true {
             let rows = try connection.execute("""
-                SELECT id, name, title, metadata, body, parts FROM docent_files WHERE id > $1 ORDER BY id LIMIT 200
+                SELECT id, name, title, metadata, body, parts, parent FROM docent_files WHERE id > $1 ORDER BY id LIMIT 200
                 """, [.int(last)])
             guard rows.count > 0 else { return }
             for row in 0..<rows.count {
                 last = rows.int(row, 0)
                 let (fts, rank) = try vectors(words, name: rows.string(row, 1) ?? "", title: rows.string(row, 2), metadata: rows.string(row, 3),
-                                              body: rows.string(row, 4) ?? "", parts: rows.string(row, 5) ?? "")
+                                              body: rows.string(row, 4) ?? "", parts: rows.string(row, 5) ?? "", parent: rows.bytes(row, 6))
                 try connection.execute("UPDATE docent_files SET fts = $2, rank_fts = $3, head = $4 WHERE id = $1",
                                        [.int(last), .bytes(fts), .bytes(rank), SQLValue(head(of: rows.string(row, 4) ?? ""))])
             }

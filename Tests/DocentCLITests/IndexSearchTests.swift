@@ -240,7 +240,7 @@ struct IndexSearchTests {
         #expect(!r.stderr.contains("SQLITE") && !r.stderr.contains("fts5") && !r.stderr.contains("SQLSTATE"))
     }
 
-    @Test("Ranking beyond BM25, alike on both stores: named as the query, titled with it, translations and change logs below", arguments: TestStore.allCases)
+    @Test("Ranking beyond BM25, alike on both stores: named as the query, titled with it, folders' names, translations and change logs below", arguments: TestStore.allCases)
     func refinedRanking(store: TestStore) throws {
         let env = try environment(store)
         let man = { (name: String, summary: String, body: String) in ".TH \(name.uppercased()) 1\n.SH NAME\n\(name) \\- \(summary)\n.SH DESCRIPTION\n\(body)\n" }
@@ -260,6 +260,9 @@ struct IndexSearchTests {
             + "disk was replaced; " + String(repeating: "More unrelated lines here. ", count: 30) + "space usage of file systems went up.\n")
         // A page without a question's small words ("by").
         try dir.write("rank/man/man8/blockid.8", man("blockid", "locate block device attributes", "Lists block devices with their UUID and label."))
+        // A project named only by its folder, beside the same text elsewhere.
+        try dir.write("rank/quillplot/docs/scales.txt", "Axis scaling: set a logarithmic scale on an axis.\n")
+        try dir.write("rank/notes/scales.txt", "Axis scaling: set a logarithmic scale on an axis.\n")
         _ = try index([dir.path + "/rank"], env: env)
         func ranked(_ query: String) throws -> [String] {
             let output = try Docent.run(["search", "--files", "--limit", "3", "--", query], environment: env).stdout
@@ -271,6 +274,7 @@ struct IndexSearchTests {
         #expect(try first("widget") == "widget/guide.md")
         #expect(try ranked("show disk space usage of file systems") == ["man/man1/dfree.1", "notes/log.txt"])
         #expect(try first("list block devices by uuid") == "man/man8/blockid.8")
+        #expect(try ranked("quillplot logarithmic") == ["quillplot/docs/scales.txt"])
         // A misspelt word matches nothing: no title with the other words stands in for it.
         #expect(try ranked("show dixk space usage of file systems").isEmpty)
         // The translation is still found, after.
