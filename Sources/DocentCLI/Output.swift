@@ -1,3 +1,4 @@
+import Index
 package import Foundation
 #if canImport(Glibc)
 import Glibc
@@ -40,6 +41,12 @@ package enum Output {
 
     package static func note(_ text: String) {
         FileHandle.standardError.write(Data(("docent: " + text + "\n").utf8))
+    }
+
+    /// A long migration of the index (a new field indexed again) is said on standard error
+    /// before it starts: the command that first opens an older index waits for it.
+    package static func noticeSlowMigrations() {
+        FileIndex.noticeSlowMigrations { note($0) }
     }
 
     package static func warning(_ text: String) {

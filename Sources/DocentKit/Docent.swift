@@ -46,6 +46,7 @@ package enum DocentMain {
     package static func run(groups: [DocumentGroup], commands: [any ParsableCommand.Type] = []) async -> Never {
         self.commands = commands
         docent_tune_malloc()
+        Output.noticeSlowMigrations()
         // Everything Docent writes holds what it read from the user's files: readable by the
         // user alone, whatever the umask (PrivateStorage also sets modes explicitly). Docent
         // never writes inside a watched root, so this touches nothing of the user's.

@@ -1,4 +1,5 @@
 import GRDB
+import Synchronization
 
 extension FileIndex {
     /// The schema, one migration per version; a database that has migrations this list does
@@ -184,4 +185,19 @@ extension FileIndex {
                    docent_inflate(texts.parts) AS parts, docent_folders(files.parent) AS folders
             FROM files JOIN texts ON texts.id = files.id;
         """
+}
+
+extension FileIndex {
+    /// Migrations that make the inverted index again (a new tokenizer, a new field): minutes
+    /// for a million files, which the first command to open an older index spends.
+    static let reindexingMigrations: Set<String> = ["v8", "v11"]
+
+    /// Who is told before such a migration starts (the command-line tools: on standard error),
+    /// so that a search that waits says why.
+    static let slowMigrationNotice = Mutex<(@Sendable (String) -> Void)?>(nil)
+
+    /// Has `notice` told before a migration that makes the inverted index again starts.
+    public static func noticeSlowMigrations(_ notice: @escaping @Sendable (String) -> Void) {
+        slowMigrationNotice.withLock { $0 = notice }
+    }
 }

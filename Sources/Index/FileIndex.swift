@@ -38,6 +38,11 @@ public final class FileIndex: Sendable {
             let superseded = try pool.read { try migrator.hasBeenSuperseded($0) }
             if superseded { throw IndexError.newerSchema(path: path) }
             let before = try pool.read { try migrator.appliedIdentifiers($0) }
+            if !before.isEmpty, !Set(migrator.migrations).subtracting(before).isDisjoint(with: Self.reindexingMigrations),
+               let notice = Self.slowMigrationNotice.withLock({ $0 }) {
+                notice("updating the index at \(path) to this version: its words are indexed again from the stored texts, "
+                       + "once (about 15 s per 100,000 files; no file is read again)")
+            }
             var attempt = 0
             while true {
                 do {

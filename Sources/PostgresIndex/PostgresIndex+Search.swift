@@ -37,12 +37,14 @@ extension PostgresIndex {
     /// metadata and first 1 KB of text (`rank_fts`; normalized by its length), then recency;
     /// snippets by Docent's own `docent_snippet` for the rows kept (TextWords).
     public func search(_ request: SearchRequest) throws(IndexError) -> [SearchHit] {
-        // The best `Relevance.window` ranked again as SQLite's are (names, titles,
+        // The best `Relevance.window` ranked again as SQLite's are (names, titles, nearness,
         // translations), then the page cut from them, then its snippets.
         if request.match != nil, request.ranked, request.refined, request.order == .relevance, request.offset < Relevance.window {
             var widened = request
             (widened.limit, widened.offset, widened.snippets) = (max(Relevance.window, request.offset + request.limit), 0, false)
             var found = try search(widened, counted: nil)
+            // How near the words stand, for words that must all be there (`proximities`).
+            let near = try proximities(ids: found.map(\.id), match: request.match!)
             // Titles that say part of a long question, as with SQLite (`FileIndex.relaxedHits`).
             let relaxable = request.offset == 0 && !found.isEmpty ? FileIndex.relaxableWords(request.match!) : nil
             var relaxed: Set<Int64> = []
@@ -55,7 +57,7 @@ extension PostgresIndex {
                     found = try rescored(found + extra, words: words)
                 }
             }
-            let hits = Array(Relevance.reranked(found, for: request.match).dropFirst(request.offset).prefix(request.limit))
+            let hits = Array(Relevance.reranked(found, for: request.match, proximity: near).dropFirst(request.offset).prefix(request.limit))
             guard request.snippets, !hits.isEmpty else { return hits }
             let snippets = try run { connection throws(IndexError) in
                 let words = try TextWords()

@@ -18,6 +18,7 @@ import Glibc
 enum Front {
     static func main() async {
         umask(0o077)  // as docent-engine: what Docent writes is the user's alone
+        Output.noticeSlowMigrations()
         let arguments = Array(CommandLine.arguments.dropFirst())
         let help = arguments.contains(where: { ["--help", "-h"].contains($0) })
         if arguments.first == "search", !help, !arguments.contains("--follow") {

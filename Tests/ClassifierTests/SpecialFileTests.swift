@@ -11,7 +11,11 @@ import Glibc
 @Suite("Special and hostile files")
 struct SpecialFileTests {
     /// Events inotify saw on `path` while `body` ran: the kernel's word on whether the file was opened.
-    static func inotifyEvents(on path: String, during body: () throws -> Void) throws -> UInt32 {
+    /// The inotify events on `path` while `body` runs. With `waitingFor`, also those that come
+    /// after, until one of them has come or 10 s have passed: a file's close is reported when
+    /// its last descriptor goes, and a child process another test forks meanwhile holds a copy
+    /// of every descriptor until it execs.
+    static func inotifyEvents(on path: String, waitingFor awaited: UInt32 = 0, during body: () throws -> Void) throws -> UInt32 {
         let fd = inotify_init1(Int32(IN_NONBLOCK | IN_CLOEXEC))
         try #require(fd >= 0)
         defer { close(fd) }
@@ -19,16 +23,21 @@ struct SpecialFileTests {
         try #require(wd >= 0)
         try body()
         var buffer = [UInt8](repeating: 0, count: 4096)
-        let n = read(fd, &buffer, buffer.count)
-        guard n > 0 else { return 0 }
         var mask: UInt32 = 0
-        var offset = 0
-        while offset + 16 <= n {
-            buffer.withUnsafeBytes { raw in
-                mask |= raw.load(fromByteOffset: offset + 4, as: UInt32.self)
-                offset += 16 + Int(raw.load(fromByteOffset: offset + 12, as: UInt32.self))
+        let deadline = ContinuousClock.now + .seconds(10)
+        repeat {
+            let n = read(fd, &buffer, buffer.count)
+            var offset = 0
+            while n > 0, offset + 16 <= n {
+                buffer.withUnsafeBytes { raw in
+                    mask |= raw.load(fromByteOffset: offset + 4, as: UInt32.self)
+                    offset += 16 + Int(raw.load(fromByteOffset: offset + 12, as: UInt32.self))
+                }
             }
-        }
+            guard mask & awaited == 0, awaited != 0, ContinuousClock.now < deadline else { break }
+            var ready = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+            _ = poll(&ready, 1, 100)
+        } while true
         return mask
     }
 
@@ -57,7 +66,9 @@ struct SpecialFileTests {
         let path = try dir.write("notes.md", "# Title\n\nSome *text*.\n")
         let classifier = try Classifier()
         var result: Classification?
-        let events = try Self.inotifyEvents(on: path) { result = classifier.classify(FilePath(path), describe: true) }
+        let events = try Self.inotifyEvents(on: path, waitingFor: UInt32(IN_CLOSE_NOWRITE)) {
+            result = classifier.classify(FilePath(path), describe: true)
+        }
         #expect(events & UInt32(IN_OPEN) != 0)
         #expect(events & UInt32(IN_CLOSE_NOWRITE) != 0, "opened read-only")
         #expect(result?.contentType == .markdown)

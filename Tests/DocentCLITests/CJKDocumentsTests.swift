@@ -59,7 +59,7 @@ struct CJKDocumentsTests {
         #expect(korean.contains("[자유]"), "\(korean)")
     }
 
-    @Test("An index made before the CJK tokenizer is migrated: its stored texts are tokenized again, no file read again")
+    @Test("An index made before the CJK tokenizer is migrated: its stored texts are tokenized again, no file read again, and the wait said")
     func migrated() throws {
         // An index in the schema's first version with one Chinese text, whose file is not on
         // disk: only the stored text can make it found.
@@ -71,6 +71,10 @@ struct CJKDocumentsTests {
             c.execute('INSERT INTO files_fts (rowid, name, title, body, meta, parts) VALUES (1, "ls.txt", "", ?, "", "")',
                       ('ls 列出目录内容 and more',))
             """)
+        // The first command to open it says why it waits, once.
+        let first = try Docent.run(["search", "目录", "--files"], environment: env)
+        #expect(first.stderr.contains("updating the index at \(index) to this version"), "\(first.stderr)")
+        #expect(try Docent.run(["search", "目录", "--files"], environment: env).stderr.isEmpty)
         #expect(try search("目录") == ["ls.txt"])
         #expect(try search("ls") == ["ls.txt"])
         #expect(try search("录目").isEmpty)

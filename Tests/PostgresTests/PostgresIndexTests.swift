@@ -273,6 +273,27 @@ struct PostgresStoreTests {
         #expect(try own.search(SearchRequest(match: .term("lantern"), limit: 5)).count == 1)
     }
 
+    @Test("Nearness as SQLite's docent_proximity says it: side by side 1, 61 apart 61, in two fields far; a prefix is a word; one word or OR none")
+    func proximities() throws {
+        let index = try store()
+        let filler = (0..<60).map { "w\($0)" }
+        try index.upsert([file("/p/apart.txt", text: (["wooden"] + filler + ["ladder"]).joined(separator: " ")),
+                          file("/p/together.txt", text: (["wooden", "ladder"] + filler).joined(separator: " ")),
+                          file("/p/name wooden.txt", text: "ladder " + filler.joined(separator: " "))])
+        let rows = try index.search(SearchRequest(match: .term("ladder"), limit: 10))
+        let id = Dictionary(uniqueKeysWithValues: rows.map { ($0.displayPath, $0.id) })
+        let near = try index.proximities(ids: rows.map(\.id), match: .and([.term("wooden"), .term("ladder")]))
+        #expect(near[id["/p/together.txt"]!] == 1 && near[id["/p/apart.txt"]!] == 61, "\(near)")
+        #expect(near[id["/p/name wooden.txt"]!] == Double(PostgresIndex.far), "the name's word and the text's: two fields")
+        let prefixed = try index.proximities(ids: rows.map(\.id), match: .and([.prefix("wood"), .term("ladders")]))
+        #expect(prefixed[id["/p/together.txt"]!] == 1 && prefixed[id["/p/apart.txt"]!] == 61, "\(prefixed)")
+        #expect(try index.proximities(ids: rows.map(\.id), match: .term("ladder")).isEmpty)
+        #expect(try index.proximities(ids: rows.map(\.id), match: .or([.term("wooden"), .term("ladder")])).isEmpty)
+        // The search ranks the two the text alone cannot tell apart by it.
+        let order = try index.search(SearchRequest(match: .and([.term("wooden"), .term("ladder")]), limit: 5)).map(\.displayPath)
+        #expect(try #require(order.firstIndex(of: "/p/together.txt")) < (try #require(order.firstIndex(of: "/p/apart.txt"))), "\(order)")
+    }
+
     @Test("A database made by the Docent before migration v3 (the server's words) gets Docent's words on first open")
     func wordsMadeAgain() throws {
         // The database as that Docent left it: migrations v1 and v2 as recorded, a row whose
