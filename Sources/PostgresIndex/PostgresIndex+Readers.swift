@@ -231,16 +231,17 @@ extension PostgresIndex {
         }
     }
 
-    /// Rows of identical content among `ids` (every host's): the same size and the same text.
+    /// Rows of identical content among `ids` (every host's): the same size and the same text
+    /// (its digest, v6: the texts themselves are never read).
     public func identicalGroups(among ids: [Int64]) throws(IndexError) -> [[Int64]] {
         guard ids.count > 1 else { return [] }
         let list = "{" + ids.map(String.init).joined(separator: ",") + "}"
         let pairs: [(Int64, Int64)] = try run { connection throws(IndexError) in
             let rows = try connection.execute("""
                 SELECT fa.id, fb.id FROM docent_files fa
-                JOIN docent_files fb ON fb.size = fa.size AND fb.id != fa.id AND fb.body = fa.body
+                JOIN docent_files fb ON fb.size = fa.size AND fb.id != fa.id AND fb.digest = fa.digest
                 WHERE fa.id = ANY($1::bigint[]) AND fb.id = ANY($1::bigint[]) AND fa.error_kind IS NULL AND fb.error_kind IS NULL
-                  AND fa.body != ''
+                  AND fa.digest != md5('')
                 """, [.text(list)])
             return (0..<rows.count).map { (rows.int($0, 0), rows.int($0, 1)) }
         }
