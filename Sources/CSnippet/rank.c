@@ -285,7 +285,10 @@ static void rank_with(const Fts5ExtensionApi *api, Fts5Context *fts, sqlite3_con
     if (rc != SQLITE_OK) { sqlite3_result_error_code(result, rc); return; }
     double score = bm25(query, (double)length, k1, b);
     sqlite3_int64 rowid = api->xRowid(fts);
-    if (query->top > 0 && best_add(query, rowid, score)) rescored_put(lengths, rowid, bm25(query, (double)length, SCORE_K1, SCORE_B));
+    /* A row kept, or tied with the k-th best (the statement's ORDER BY … LIMIT may keep it in
+       place of the one kept here: copies of one file score alike), gets its docent_score. */
+    if (query->top > 0 && (best_add(query, rowid, score) || score >= query->best[0]))
+        rescored_put(lengths, rowid, bm25(query, (double)length, SCORE_K1, SCORE_B));
     sqlite3_result_double(result, -1.0 * score);
 }
 

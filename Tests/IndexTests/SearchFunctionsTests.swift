@@ -155,6 +155,21 @@ struct SearchFunctionsTests {
         }
     }
 
+    @Test("Rows tied at the k-th best (copies of one file) get their docent_score, whichever of them the statement keeps")
+    func rescoredTies() throws {
+        try index.upsert((0..<8).map { i in file("/r/copy\(i).txt", "the beacon on the hill, the beacon again", inode: Int64(i + 1), modified: 1) }
+                         + (0..<20).map { i in file("/r/other\(i).txt", "a beacon " + String(repeating: "and more words ", count: 5 + i), inode: Int64(i + 100)) })
+        try index.read { db in
+            // As the search asks: the best three, ties to the newer row (the larger id), of eight equal scores.
+            let kept = try Int64.fetchAll(db, sql: """
+                SELECT rowid FROM (SELECT rowid, -docent_rank(files_fts, \(FileIndex.weights), 3) AS score FROM files_fts
+                                   WHERE files_fts MATCH 'beacon' ORDER BY score DESC, rowid DESC LIMIT 3)
+                """)
+            #expect(kept.count == 3)
+            for id in kept { #expect(try Double.fetchOne(db, sql: "SELECT docent_rescored(?)", arguments: [id]) != nil, "row \(id)") }
+        }
+    }
+
     @Test("A search without ranking (a live search's set of matches) finds the same files, newest first")
     func unranked() throws {
         try index.upsert((0..<40).map { i in
