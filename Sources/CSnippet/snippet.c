@@ -28,7 +28,7 @@
 
 enum { WINDOW = 16, LEAD = 3, CANDIDATES = 64 };
 /* The columns of files_fts. */
-enum { NAME = 0, TITLE = 1, BODY = 2, META = 3, PARTS = 4, FOLDERS = 5 };
+enum { NAME = 0, TITLE = 1, BODY = 2, META = 3, PARTS = 4, FOLDERS = 5, HEADINGS = 6 };
 /* Tokens are counted a stretch of about BLOCK bytes at a time; text is decompressed in
    steps of STEP bytes. */
 enum { BLOCK = 1 << 16, STEP = 1 << 16, INPUT = 1 << 14 };
@@ -129,10 +129,11 @@ static void text_free(Text *text) {
     else if (text->stream) ZSTD_freeDStream(text->stream);
 }
 
-/* A column held in `files` (name, title, metadata): read whole, they are short. */
+/* A column held in `files` (name, title, metadata, headings): read whole, they are short. */
 static int text_open_row(Text *text, sqlite3 *db, sqlite3_int64 id, int column) {
     const char *sql = column == NAME ? "SELECT name FROM files WHERE id = ?"
                     : column == TITLE ? "SELECT coalesce(title, '') FROM files WHERE id = ?"
+                    : column == HEADINGS ? "SELECT coalesce(headings, '') FROM files WHERE id = ?"
                     : "SELECT coalesce(metadata, '') FROM files WHERE id = ?";
     sqlite3_stmt *statement = NULL;
     int rc = sqlite3_prepare_v2(db, sql, -1, &statement, NULL);

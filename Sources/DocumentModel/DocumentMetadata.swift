@@ -10,12 +10,27 @@ public struct DocumentMetadata: Sendable, Hashable, Codable {
     /// on its own (`ls.1.gz`) holds a man page. The index files the document under it (found by
     /// `type:man`, shown as a manual page), the compression noted.
     public var innerContentType: String?
+    /// The document's headings, in order (an HTML page's `<h1>`…`<h6>`, a Markdown file's
+    /// `#` lines): searched as a field of their own, weighed above the text.
+    public var headings: [String] = []
 
     /// Metadata with a title, fields and problems.
     public init(title: String? = nil, fields: [MetadataField] = [], problems: [DocumentProblem] = []) {
         self.title = title
         self.fields = fields
         self.problems = problems
+    }
+
+    private enum CodingKeys: String, CodingKey { case title, fields, problems, innerContentType, headings }
+
+    /// Decodes what an older Docent stored too (no headings).
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        title = try container.decodeIfPresent(String.self, forKey: .title)
+        fields = try container.decode([MetadataField].self, forKey: .fields)
+        problems = try container.decode([DocumentProblem].self, forKey: .problems)
+        innerContentType = try container.decodeIfPresent(String.self, forKey: .innerContentType)
+        headings = try container.decodeIfPresent([String].self, forKey: .headings) ?? []
     }
 
     /// The value of the field named `key`.

@@ -56,6 +56,7 @@ public struct HTMLDocument: FileDocument, DocumentMetadataProviding {
         metadata.append("Links", .integer(linkCount))
         metadata.append("Headings", .integer(headings.count))
         metadata.append("Words", .integer(text.wordCount))
+        metadata.headings = headings.map(\.text)
         return metadata
     }
 
@@ -70,7 +71,7 @@ public struct HTMLDocument: FileDocument, DocumentMetadataProviding {
             Metadata(document.metadata.fields)
             Self.structured(document.blocks, characters: 4_000)
         }
-        .revision(1)  // 1: navigation and header links left out of the text
+        .revision(2)  // 1: navigation and header links left out of the text; 2: headings indexed
     }
 
     /// The first blocks, up to about `characters`, as preview elements: consecutive list

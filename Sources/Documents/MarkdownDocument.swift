@@ -35,10 +35,12 @@ public struct MarkdownDocument: FileDocument, DocumentMetadataProviding {
     }
 
     public var metadata: DocumentMetadata {
-        DocumentMetadata(title: title, fields: [
+        var metadata = DocumentMetadata(title: title, fields: [
             MetadataField(key: "Headings", value: .integer(outline.count)),
             MetadataField(key: "Lines", value: .integer(source.lineCount)),
         ])
+        metadata.headings = outline.map(\.text)
+        return metadata
     }
 
     public func fileWrapper(configuration: WriteConfiguration) throws -> FileWrapper {
@@ -74,5 +76,6 @@ public struct MarkdownDocument: FileDocument, DocumentMetadataProviding {
             document.blocks
             if document.blocksAreCut { Note("The preview shows the first \(CommonMark.maximumElements) blocks.") }
         }
+        .revision(2)  // 2: headings indexed
     }
 }

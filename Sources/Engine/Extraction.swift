@@ -33,6 +33,8 @@ package struct Extraction: Codable, Sendable, Equatable {
     package var text: String?
     /// The type of what the file holds (`DocumentMetadata.innerContentType`), if not its own.
     package var innerContentType: String?
+    /// The document's headings (`DocumentMetadata.headings`), nil for none.
+    package var headings: [String]?
 
     package init(contentType: String, documentType: String, selection: String, title: String?, metadata: [MetadataField],
                 problems: [DocumentProblem] = [], preview: Preview?, text: String? = nil) {
@@ -49,6 +51,7 @@ package struct Extraction: Codable, Sendable, Equatable {
         metadata = document.metadata.fields
         problems = document.metadata.problems
         innerContentType = document.metadata.innerContentType
+        headings = document.metadata.headings.isEmpty ? nil : document.metadata.headings
         self.preview = preview ? document.preview() : nil
         self.text = text ? try document.plainTextSynchronously().map { Self.bounded($0, to: textBytes) } : nil
     }

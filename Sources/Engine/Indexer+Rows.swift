@@ -56,6 +56,7 @@ extension Indexer {
             if let inner = extraction.innerContentType, row.errorKind == nil { row.contentType = inner }
             row.title = extraction.title
             row.metadata = Self.json(extraction.metadata)
+            row.headings = extraction.headings?.joined(separator: "\n")
             row.text = extraction.text ?? ""
             if row.errorKind == nil, let problem = extraction.problems.first(where: { $0.severity == .error }) {
                 row.errorKind = problem.kind.rawValue

@@ -59,5 +59,6 @@ extension IndexedFile {
                   modified: row["modified"], changed: row["changed"], contentType: row["contentType"],
                   documentType: row["documentType"], title: row["title"], metadata: row["metadata"], text: "",
                   evidence: row["evidence"], errorKind: row["errorKind"], errorMessage: row["errorMessage"])
+        headings = row["headings"]
     }
 }

@@ -156,16 +156,19 @@ extension FileIndex {
         }
         migrator.registerMigration("v11") { db in
             // The folders a file is in, a field of its own (`FolderWords`): computed from the
-            // parent path by the view, so a move re-indexes them as it does the name. The
+            // parent path by the view, so a move re-indexes them as it does the name. And the
+            // document's headings, a field of their own too (filled as the readers that make
+            // them, HTML's and Markdown's at their revision 2, read their files again). The
             // inverted index is made again from the stored texts, no file read again, and
             // merged into one segment, as after a large run (`rebuild` leaves a dozen on the
             // benchmark corpus, and its two-word searches took 40% longer).
             try db.execute(sql: """
                 DROP TABLE files_fts;
                 DROP VIEW files_text;
+                ALTER TABLE files ADD COLUMN headings TEXT;
                 \(FileIndex.textView)
                 CREATE VIRTUAL TABLE files_fts USING fts5(
-                    name, title, body, meta, parts, folders,
+                    name, title, body, meta, parts, folders, headings,
                     content = 'files_text', content_rowid = 'id',
                     tokenize = 'docent porter unicode61 remove_diacritics 2'
                 );
@@ -182,7 +185,8 @@ extension FileIndex {
         CREATE VIEW files_text AS
             SELECT files.id AS id, files.name AS name, coalesce(files.title, '') AS title,
                    docent_inflate(texts.body) AS body, coalesce(files.metadata, '') AS meta,
-                   docent_inflate(texts.parts) AS parts, docent_folders(files.parent) AS folders
+                   docent_inflate(texts.parts) AS parts, docent_folders(files.parent) AS folders,
+                   coalesce(files.headings, '') AS headings
             FROM files JOIN texts ON texts.id = files.id;
         """
 }

@@ -144,8 +144,8 @@ public struct SearchHit: Sendable, Hashable {
 
 extension FileIndex {
     /// Column weights for BM25: a match in the name counts ten times one in the body, the
-    /// title five times, metadata twice, an identifier's piece or a folder's name half.
-    static let weights = "10.0, 5.0, 1.0, 2.0, 0.5, 0.5"
+    /// title five times, metadata and headings twice, an identifier's piece or a folder's name half.
+    static let weights = "10.0, 5.0, 1.0, 2.0, 0.5, 0.5, 2.0"
 
     /// `text` with LIKE's wildcards escaped by a backslash.
     package static func likeEscaped(_ text: String) -> String {

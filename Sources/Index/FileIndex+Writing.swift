@@ -23,15 +23,15 @@ extension FileIndex {
             try Self.unindexTexts(db, ids: old)
             let upsert = try db.cachedStatement(sql: """
                 INSERT INTO files (path, parent, name, device, inode, size, modified, changed, contentType,
-                                   documentType, title, metadata, evidence, errorKind, errorMessage, indexedAt)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                                   documentType, title, metadata, evidence, errorKind, errorMessage, indexedAt, headings)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                 ON CONFLICT(path) DO UPDATE SET
                     parent = excluded.parent, name = excluded.name, device = excluded.device,
                     inode = excluded.inode, size = excluded.size, modified = excluded.modified,
                     changed = excluded.changed, contentType = excluded.contentType,
                     documentType = excluded.documentType, title = excluded.title, metadata = excluded.metadata,
                     evidence = excluded.evidence, errorKind = excluded.errorKind,
-                    errorMessage = excluded.errorMessage, indexedAt = excluded.indexedAt
+                    errorMessage = excluded.errorMessage, indexedAt = excluded.indexedAt, headings = excluded.headings
                 RETURNING id
                 """)
             let now = Date().timeIntervalSince1970
@@ -39,15 +39,17 @@ extension FileIndex {
                 try Int64.fetchOne(upsert, arguments: [
                     Data(file.path), Data(file.parent), file.name, file.device, file.inode, file.size, file.modified,
                     file.changed, file.contentType, file.documentType, file.title, file.metadata, file.evidence,
-                    file.errorKind, file.errorMessage, now,
+                    file.errorKind, file.errorMessage, now, file.headings,
                 ])!
             }
             let text = try db.cachedStatement(sql: "INSERT OR REPLACE INTO texts (id, body, parts) VALUES (?, ?, ?)")
             for (id, stored) in zip(ids, stored) { try text.execute(arguments: [id, stored.body, stored.parts]) }
-            let fts = try db.cachedStatement(sql: "INSERT INTO files_fts (rowid, name, title, body, meta, parts, folders) VALUES (?, ?, ?, ?, ?, ?, ?)")
+            let fts = try db.cachedStatement(sql: """
+                INSERT INTO files_fts (rowid, name, title, body, meta, parts, folders, headings) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+                """)
             for (i, file) in files.enumerated() {
                 try fts.execute(arguments: [ids[i], file.name, file.title ?? "", file.text, file.metadata ?? "", parts[i],
-                                            FolderWords.words(ofParent: file.parent)])
+                                            FolderWords.words(ofParent: file.parent), file.headings ?? ""])
             }
         }
     }
@@ -56,15 +58,16 @@ extension FileIndex {
     /// plain VALUES statements (no savepoints: see `upsert`).
     static func unindexTexts(_ db: Database, ids: [Int64]) throws {
         let delete = try db.cachedStatement(sql: """
-            INSERT INTO files_fts (files_fts, rowid, name, title, body, meta, parts, folders) VALUES ('delete', ?, ?, ?, ?, ?, ?, ?)
+            INSERT INTO files_fts (files_fts, rowid, name, title, body, meta, parts, folders, headings) VALUES ('delete', ?, ?, ?, ?, ?, ?, ?, ?)
             """)
         for chunk in stride(from: 0, to: ids.count, by: 500).map({ ids[$0..<min($0 + 500, ids.count)] }) {
             let placeholders = Array(repeating: "?", count: chunk.count).joined(separator: ", ")
-            let rows = try Row.fetchAll(db, sql: "SELECT id, name, title, body, meta, parts, folders FROM files_text WHERE id IN (\(placeholders))",
+            let rows = try Row.fetchAll(db, sql: "SELECT id, name, title, body, meta, parts, folders, headings FROM files_text WHERE id IN (\(placeholders))",
                                         arguments: StatementArguments(Array(chunk)))
             for row in rows {
                 try delete.execute(arguments: [row["id"] as Int64, row["name"] as String, row["title"] as String, row["body"] as String,
-                                               row["meta"] as String, row["parts"] as String, row["folders"] as String])
+                                               row["meta"] as String, row["parts"] as String, row["folders"] as String,
+                                               row["headings"] as String])
             }
         }
     }
@@ -79,8 +82,8 @@ extension FileIndex {
     /// Removes the rows `condition` selects from `files`, with their text; returns how many.
     static func deleteRows(_ db: Database, where condition: String, arguments: StatementArguments) throws -> Int {
         try db.execute(sql: """
-            INSERT INTO files_fts (files_fts, rowid, name, title, body, meta, parts, folders)
-            SELECT 'delete', id, name, title, body, meta, parts, folders FROM files_text
+            INSERT INTO files_fts (files_fts, rowid, name, title, body, meta, parts, folders, headings)
+            SELECT 'delete', id, name, title, body, meta, parts, folders, headings FROM files_text
             WHERE id IN (SELECT id FROM files WHERE \(condition))
             """, arguments: arguments)
         try db.execute(sql: "DELETE FROM texts WHERE id IN (SELECT id FROM files WHERE \(condition))", arguments: arguments)
@@ -94,8 +97,8 @@ extension FileIndex {
         try db.execute(sql: "UPDATE files SET path = ?, parent = ?, name = ? WHERE id = ?",
                        arguments: [Data(new), Data(IndexedFile.parent(of: new)), IndexedFile.name(of: new), id])
         try db.cachedStatement(sql: """
-            INSERT INTO files_fts (rowid, name, title, body, meta, parts, folders)
-            SELECT id, name, title, body, meta, parts, folders FROM files_text WHERE id = ?
+            INSERT INTO files_fts (rowid, name, title, body, meta, parts, folders, headings)
+            SELECT id, name, title, body, meta, parts, folders, headings FROM files_text WHERE id = ?
             """).execute(arguments: [id])
     }
 

@@ -19,6 +19,8 @@ public struct IndexedFile: Sendable, Hashable {
     public var title: String?
     /// Metadata fields as a JSON object.
     public var metadata: String?
+    /// The document's headings, one a line.
+    public var headings: String?
     /// The plain-text rendition, within the text budget.
     public var text: String
     /// Why the classifier chose the type (`ClassificationReason.code`).

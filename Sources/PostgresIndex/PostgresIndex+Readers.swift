@@ -185,7 +185,7 @@ extension PostgresIndex {
 
     static let rowColumns = """
         host, path, device, inode, size, modified, changed, content_type, document_type, title, metadata, evidence,
-        error_kind, error_message
+        error_kind, error_message, headings
         """
 
     private func file(_ rows: Connection.Result, _ row: Int) -> IndexedFile {
@@ -193,6 +193,7 @@ extension PostgresIndex {
                                modified: rows.int(row, 5), changed: rows.int(row, 6), contentType: rows.string(row, 7) ?? "",
                                documentType: rows.string(row, 8), title: rows.string(row, 9), metadata: rows.string(row, 10),
                                evidence: rows.string(row, 11), errorKind: rows.string(row, 12), errorMessage: rows.string(row, 13))
+        file.headings = rows.string(row, 14)
         let host = rows.string(row, 0) ?? ""
         file.host = host == self.host ? nil : host
         return file
@@ -227,7 +228,7 @@ extension PostgresIndex {
             let rows = try connection.execute("""
                 SELECT \(Self.rowColumns), left(body, $3) FROM docent_files WHERE host = $1 AND path = $2
                 """, [.text(host), .bytes(path), .int(Int64(textLimit))])
-            return rows.count == 0 ? nil : (file(rows, 0), rows.string(0, 14) ?? "")
+            return rows.count == 0 ? nil : (file(rows, 0), rows.string(0, 15) ?? "")
         }
     }
 

@@ -210,10 +210,11 @@ extension PostgresIndex {
             "CREATE INDEX IF NOT EXISTS docent_files_rank_names ON docent_files USING gin (ts_filter(rank_fts, '{a,b}'))",
             "CREATE INDEX IF NOT EXISTS docent_files_rank_length ON docent_files (length(rank_fts))",
         ]),
-        // The names of the folders a file is in join its words (`FolderWords`, weight D), as
-        // they are a field of the SQLite index (its v11): every row's vectors are made again
-        // by the migrating client (`makeWordsAgain`, in `migrate`).
-        ("v5", []),
+        // The names of the folders a file is in join its words (`FolderWords`, weight D), and
+        // the document's headings (weight C, kept in `headings`), as they are fields of the
+        // SQLite index (its v11): every row's vectors are made again by the migrating client
+        // (`makeWordsAgain`, in `migrate`).
+        ("v5", ["ALTER TABLE docent_files ADD COLUMN IF NOT EXISTS headings text"]),
         // Each row's text's digest, kept by the server as it writes the text: identical files
         // among a page of hits (`identicalGroups`) are found by it, where comparing the texts
         // themselves read every same-sized PDF's whole text out of TOAST (57 ms of the 95 of

@@ -166,7 +166,7 @@ public final class PostgresIndex: IndexStore {
         for file in files {
             let parts = IdentifierParts.split(file.name, file.text)
             let (fts, rank) = try Self.vectors(words, name: file.name, title: file.title, metadata: file.metadata, body: file.text, parts: parts,
-                                               parent: file.parent)
+                                               parent: file.parent, headings: file.headings)
             rows.append((file, parts, fts, rank))
         }
         let now = Date().timeIntervalSince1970
@@ -175,21 +175,22 @@ public final class PostgresIndex: IndexStore {
                 try connection.execute("""
                     INSERT INTO docent_files (host, path, parent, name, device, inode, size, modified, changed, content_type,
                                               document_type, title, metadata, evidence, error_kind, error_message, indexed_at,
-                                              body, parts, fts, rank_fts, head)
-                    VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22)
+                                              body, parts, fts, rank_fts, head, headings)
+                    VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23)
                     ON CONFLICT (host, path) DO UPDATE SET
                         parent = excluded.parent, name = excluded.name, device = excluded.device, inode = excluded.inode,
                         size = excluded.size, modified = excluded.modified, changed = excluded.changed,
                         content_type = excluded.content_type, document_type = excluded.document_type, title = excluded.title,
                         metadata = excluded.metadata, evidence = excluded.evidence, error_kind = excluded.error_kind,
                         error_message = excluded.error_message, indexed_at = excluded.indexed_at, body = excluded.body,
-                        parts = excluded.parts, fts = excluded.fts, rank_fts = excluded.rank_fts, head = excluded.head
+                        parts = excluded.parts, fts = excluded.fts, rank_fts = excluded.rank_fts, head = excluded.head,
+                        headings = excluded.headings
                     """, [
                         .text(host), .bytes(file.path), .bytes(file.parent), .text(file.name), .int(file.device), .int(file.inode),
                         .int(file.size), .int(file.modified), .int(file.changed), .text(file.contentType), SQLValue(file.documentType),
                         SQLValue(file.title), SQLValue(file.metadata), SQLValue(file.evidence), SQLValue(file.errorKind),
                         SQLValue(file.errorMessage), .double(now), .text(file.text), .text(parts), .bytes(fts), .bytes(rank),
-                        SQLValue(Self.head(of: file.text)),
+                        SQLValue(Self.head(of: file.text)), SQLValue(file.headings),
                     ])
             }
         }
@@ -217,13 +218,15 @@ public final class PostgresIndex: IndexStore {
     }
 
     /// A file's two vectors, in the binary form the server reads (TextWords.vector): `fts`,
-    /// all its words — the name weighed A, the title B, the metadata C, the text, its
-    /// identifier parts and its folders' names (`FolderWords`, of its parent) D — and
-    /// `rank_fts`, the same over the text's first 1,024 characters alone, what `ts_rank` reads.
+    /// all its words — the name weighed A, the title B, the metadata and the headings C, the
+    /// text, its identifier parts and its folders' names (`FolderWords`, of its parent) D —
+    /// and `rank_fts`, the same over the text's first 1,024 characters alone, what `ts_rank` reads.
     static func vectors(_ words: TextWords, name: String, title: String?, metadata: String?, body: String,
-                        parts: String, parent: [UInt8]) throws(IndexError) -> (fts: [UInt8], rank: [UInt8]) {
+                        parts: String, parent: [UInt8], headings: String?) throws(IndexError) -> (fts: [UInt8], rank: [UInt8]) {
         let folders = FolderWords.words(ofParent: parent)
-        let head: [(text: String, weight: TextWords.Weight)] = [(name, .a), (title ?? "", .b), (metadata ?? "", .c), (folders, .d)]
+        let head: [(text: String, weight: TextWords.Weight)] = [
+            (name, .a), (title ?? "", .b), (metadata ?? "", .c), (headings ?? "", .c), (folders, .d),
+        ]
         return (try words.vector(head + [(body, .d), (parts, .d)]), try words.vector(head + [(rankedStart(of: body), .d)]))
     }
 
@@ -264,11 +267,11 @@ public final class PostgresIndex: IndexStore {
             try connection.execute("UPDATE docent_files SET path = $2, parent = $3 WHERE id = $1", [.int(id), .bytes(new), .bytes(parent)])
             return
         }
-        let row = try connection.execute("SELECT title, metadata, body FROM docent_files WHERE id = $1", [.int(id)])
+        let row = try connection.execute("SELECT title, metadata, body, headings FROM docent_files WHERE id = $1", [.int(id)])
         let body = row.string(0, 2) ?? ""
         let parts = IdentifierParts.split(name, body)
         let (fts, rank) = try vectors(words, name: name, title: row.string(0, 0), metadata: row.string(0, 1), body: body, parts: parts,
-                                      parent: parent)
+                                      parent: parent, headings: row.string(0, 3))
         try connection.execute("""
             UPDATE docent_files SET path = $2, parent = $3, name = $4, parts = $5, fts = $6, rank_fts = $7 WHERE id = $1
             """, [.int(id), .bytes(new), .bytes(parent), .text(name), .text(parts), .bytes(fts), .bytes(rank)])
@@ -281,13 +284,14 @@ public final class PostgresIndex: IndexStore {
         var last: Int64 = 0
         while true {
             let rows = try connection.execute("""
-                SELECT id, name, title, metadata, body, parts, parent FROM docent_files WHERE id > $1 ORDER BY id LIMIT 200
+                SELECT id, name, title, metadata, body, parts, parent, headings FROM docent_files WHERE id > $1 ORDER BY id LIMIT 200
                 """, [.int(last)])
             guard rows.count > 0 else { return }
             for row in 0..<rows.count {
                 last = rows.int(row, 0)
                 let (fts, rank) = try vectors(words, name: rows.string(row, 1) ?? "", title: rows.string(row, 2), metadata: rows.string(row, 3),
-                                              body: rows.string(row, 4) ?? "", parts: rows.string(row, 5) ?? "", parent: rows.bytes(row, 6))
+                                              body: rows.string(row, 4) ?? "", parts: rows.string(row, 5) ?? "", parent: rows.bytes(row, 6),
+                                              headings: rows.string(row, 7))
                 try connection.execute("UPDATE docent_files SET fts = $2, rank_fts = $3, head = $4 WHERE id = $1",
                                        [.int(last), .bytes(fts), .bytes(rank), SQLValue(head(of: rows.string(row, 4) ?? ""))])
             }

@@ -240,7 +240,7 @@ struct IndexSearchTests {
         #expect(!r.stderr.contains("SQLITE") && !r.stderr.contains("fts5") && !r.stderr.contains("SQLSTATE"))
     }
 
-    @Test("Ranking beyond BM25, alike on both stores: named as the query, titled with it, folders' names, translations and change logs below", arguments: TestStore.allCases)
+    @Test("Ranking beyond BM25, alike on both stores: named as the query, titled with it, folders' names, headings, translations and change logs below", arguments: TestStore.allCases)
     func refinedRanking(store: TestStore) throws {
         let env = try environment(store)
         let man = { (name: String, summary: String, body: String) in ".TH \(name.uppercased()) 1\n.SH NAME\n\(name) \\- \(summary)\n.SH DESCRIPTION\n\(body)\n" }
@@ -260,6 +260,9 @@ struct IndexSearchTests {
             + "disk was replaced; " + String(repeating: "More unrelated lines here. ", count: 30) + "space usage of file systems went up.\n")
         // A page without a question's small words ("by").
         try dir.write("rank/man/man8/blockid.8", man("blockid", "locate block device attributes", "Lists block devices with their UUID and label."))
+        // Words that head a section, against the same words in a paragraph of a page alike.
+        try dir.write("rank/pages/a.html", "<html><head><title>Workshop page one</title></head><body><h1>Machine notes</h1><p>Lathe and mill.</p><h2>Spindle tuning</h2><p>Adjust the belt.</p></body></html>")
+        try dir.write("rank/pages/b.html", "<html><head><title>Workshop page two</title></head><body><h1>Machine notes</h1><p>Lathe and mill.</p><p>Spindle tuning, then</p><p>adjust the belt.</p></body></html>")
         // A project named only by its folder, beside the same text elsewhere.
         try dir.write("rank/quillplot/docs/scales.txt", "Axis scaling: set a logarithmic scale on an axis.\n")
         try dir.write("rank/notes/scales.txt", "Axis scaling: set a logarithmic scale on an axis.\n")
@@ -275,6 +278,7 @@ struct IndexSearchTests {
         #expect(try ranked("show disk space usage of file systems") == ["man/man1/dfree.1", "notes/log.txt"])
         #expect(try first("list block devices by uuid") == "man/man8/blockid.8")
         #expect(try ranked("quillplot logarithmic") == ["quillplot/docs/scales.txt"])
+        #expect(try ranked("spindle tuning") == ["pages/a.html", "pages/b.html"])
         // A misspelt word matches nothing: no title with the other words stands in for it.
         #expect(try ranked("show dixk space usage of file systems").isEmpty)
         // The translation is still found, after.
