@@ -224,9 +224,7 @@ public final class PostgresIndex: IndexStore {
     static func vectors(_ words: TextWords, name: String, title: String?, metadata: String?, body: String,
                         parts: String, parent: [UInt8], headings: String?) throws(IndexError) -> (fts: [UInt8], rank: [UInt8]) {
         let folders = FolderWords.words(ofParent: parent)
-        let head: [(text: String, weight: TextWords.Weight)] = [
-            (name, .a), (title ?? "", .b), (metadata ?? "", .c), (headings ?? "", .c), (folders, .d),
-        ]
+        let head: [(text: String, weight: TextWords.Weight)] = [(name, .a), (title ?? "", .b), (metadata ?? "", .c), (headings ?? "", .c), (folders, .d)]
         return (try words.vector(head + [(body, .d), (parts, .d)]), try words.vector(head + [(rankedStart(of: body), .d)]))
     }
 
