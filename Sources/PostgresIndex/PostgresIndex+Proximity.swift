@@ -14,12 +14,12 @@ extension PostgresIndex {
         guard match.isConjunction, match.parts > 1, !ids.isEmpty else { return [:] }
         let words = try TextWords()
         guard let parts = Self.proximityParts(match, words: words) else { return [:] }
-        let exact = parts.filter { !$0.prefix }.map(\.token), prefixes = parts.filter(\.prefix).map { Self.likePattern($0.token) }
+        let exact = parts.filter { !$0.prefix }.map(\.token), prefixes = parts.filter(\.prefix).map { FileIndex.likeEscaped($0.token) + "%" }
         let rows = try run { connection throws(IndexError) in
             try connection.execute("""
                 SELECT f.id, u.lexeme, u.positions, u.weights FROM docent_files f, unnest(f.rank_fts) u
                 WHERE f.id = ANY($1::bigint[]) AND (u.lexeme = ANY($2::text[]) OR u.lexeme LIKE ANY($3::text[]))
-                """, [.text("{" + ids.map(String.init).joined(separator: ",") + "}"), .text(Self.arrayText(exact)), .text(Self.arrayText(prefixes))])
+                """, [.text("{" + ids.map(String.init).joined(separator: ",") + "}"), .text(Self.arrayLiteral(exact)), .text(Self.arrayLiteral(prefixes))])
         }
         // Each row's positions of each lexeme, as (field, position).
         var lexemes: [Int64: [String: [(Character, Int)]]] = [:]
@@ -69,16 +69,6 @@ extension PostgresIndex {
         case .columns(_, let inner): proximityParts(inner, words: words)
         case .or: nil
         }
-    }
-
-    /// `start` as a LIKE pattern for the lexemes it begins.
-    static func likePattern(_ start: String) -> String {
-        FileIndex.likeEscaped(start) + "%"
-    }
-
-    /// A text[] literal of `items`, each quoted.
-    static func arrayText(_ items: [String]) -> String {
-        "{" + items.map { "\"" + $0.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"") + "\"" }.joined(separator: ",") + "}"
     }
 
     /// The items of a one-dimensional array's text form without quotes (`{1,5}`, `{A,D}`).
