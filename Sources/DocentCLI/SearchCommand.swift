@@ -197,6 +197,8 @@ package struct SearchCommand: ParsableCommand {
         }
         var request = try SearchRequest(parsed, limit: limit, in: index)
         (request.offset, request.order) = (offset, sort)
+        // A list of paths shows no snippets: none are made (each is a pass over a file's text).
+        if files || print0 { request.snippets = false }
         return request
     }
 

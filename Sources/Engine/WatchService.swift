@@ -72,6 +72,9 @@ package final class WatchService: Sendable {
     /// step as `WatchLoop` decides it.
     package func run() throws {
         watcher.setUp()
+        // Checkpoints beside the applying thread, not inside its commits (SQLite).
+        let index = live.indexer.index
+        do { try index.checkpointInBackground(true) } catch { logger.warning("\(error)") }
         let watcher = self.watcher, done = watcherDone
         let thread = Thread {
             watcher.run()
@@ -80,6 +83,7 @@ package final class WatchService: Sendable {
         thread.name = "docent-watcher"
         thread.start()
         defer {
+            try? index.checkpointInBackground(false)
             watcher.stop()
             done.wait()
             update { $0.state = .stopped }

@@ -35,6 +35,7 @@ extension FileIndex {
     /// Closes the database, after copying the write-ahead log into it and emptying it (when
     /// no reader holds it: then it stays as it is). The index cannot be used afterwards.
     public func close() throws(IndexError) {
+        stopBackgroundCheckpoints()
         _ = try? pool.writeWithoutTransaction { try $0.execute(sql: "PRAGMA wal_checkpoint(TRUNCATE)") }
         do { try pool.close() } catch { throw IndexError(error, path: path) }
     }

@@ -50,4 +50,19 @@ extension FileIndex {
                              arguments: [Data(path)]).map(Self.signature)
         }
     }
+
+    /// The stored signatures of `paths`, in one read (a burst of changes looks up hundreds).
+    public func signatures(at paths: [[UInt8]]) throws(IndexError) -> [FileSignature?] {
+        try read { db in
+            let statement = try db.cachedStatement(sql: "SELECT device, inode, size, modified, changed FROM files WHERE path = ?")
+            return try paths.map { try Row.fetchOne(statement, arguments: [Data($0)]).map(Self.signature) }
+        }
+    }
+
+    /// A number that changes whenever another connection commits to the index (SQLite's
+    /// `PRAGMA data_version`, per connection: meant for an index opened with `searching(path:)`,
+    /// whose one connection makes it exact), a cheap test of whether to search again.
+    package func dataVersion() throws(IndexError) -> Int {
+        try read { try Int.fetchOne($0, sql: "PRAGMA data_version") ?? 0 }
+    }
 }

@@ -310,6 +310,11 @@ extension FileIndex {
             var relaxed: Set<Int64> = []
             var relaxedWords: [String] = []
             if reranks, let match = request.match {
+                // Only the window is ranked again, however long the page: the first hits of a
+                // page of 5,000 are those of a page of 20, and the rest keep BM25's order (its
+                // proximity, a lookup per row, took seconds over thousands of hits).
+                let beyond = Array(hits.dropFirst(Relevance.window))
+                hits = Array(hits.prefix(Relevance.window))
                 // How near the words stand, for words that must all be there (not "either word").
                 let near = match.isConjunction && match.parts > 1 ? try Self.proximities(db, ids: hits.map(\.id), match: match) : [:]
                 // Titles that say part of a long question (page one only: the count is of full matches).
@@ -320,7 +325,7 @@ extension FileIndex {
                     (relaxed, relaxedWords) = (Set(extra.map(\.id)), words)
                     hits += extra
                 }
-                hits = Array(Relevance.reranked(hits, for: match, proximity: near).dropFirst(max(request.offset, 0)).prefix(request.limit))
+                hits = Array((Relevance.reranked(hits, for: match, proximity: near) + beyond).dropFirst(max(request.offset, 0)).prefix(request.limit))
             }
             guard !hits.isEmpty, request.snippets else { return hits }
             var snippets = try Self.snippets(db, ids: hits.map(\.id).filter { !relaxed.contains($0) }, match: request.match)

@@ -102,18 +102,38 @@ extension FileIndex {
     /// name gave them (`LICENSE` and `COPYING` holding the same bytes).
     public func identicalGroups(among ids: [Int64]) throws(IndexError) -> [[Int64]] {
         guard ids.count > 1 else { return [] }
-        let list = Array(repeating: "?", count: ids.count).joined(separator: ", ")
-        let pairs: [(Int64, Int64)] = try read { db in
-            try Row.fetchAll(db, sql: """
-                SELECT fa.id AS a, fb.id AS b FROM files fa
-                JOIN files fb ON fb.size = fa.size AND fb.id != fa.id
-                JOIN texts ta ON ta.id = fa.id JOIN texts tb ON tb.id = fb.id AND tb.body = ta.body
-                WHERE fa.id IN (\(list)) AND fb.id IN (\(list)) AND fa.errorKind IS NULL AND fb.errorKind IS NULL
-                  AND length(ta.body) > 1  -- files with no text are not compared by it
-                """, arguments: StatementArguments(ids + ids)).map { ($0["a"], $0["b"]) }
+        // Sizes first, and the texts only of files whose size another shares, grouped by their
+        // bytes here: a self-join compared every pair (4.6 s for 4,426 hits of one size range).
+        let chunks = stride(from: 0, to: ids.count, by: 10_000).map { Array(ids[$0..<min($0 + 10_000, ids.count)]) }
+        let classes: [[Int64]] = try read { db in
+            var sizes: [Int64: [Int64]] = [:], size: [Int64: Int64] = [:]
+            for chunk in chunks {
+                let rows = try Row.fetchCursor(db, sql: "SELECT id, size FROM files WHERE id IN (\(Self.placeholders(chunk.count))) AND errorKind IS NULL",
+                                               arguments: StatementArguments(chunk))
+                while let row = try rows.next() {
+                    sizes[row["size"], default: []].append(row["id"])
+                    size[row["id"]] = row["size"]
+                }
+            }
+            let candidates = sizes.values.filter { $0.count > 1 }.flatMap { $0 }
+            struct Content: Hashable { var size: Int64, text: Data }
+            var texts: [Content: [Int64]] = [:]
+            for start in stride(from: 0, to: candidates.count, by: 10_000) {
+                let chunk = Array(candidates[start..<min(start + 10_000, candidates.count)])
+                // Files with no text are not compared by it.
+                let rows = try Row.fetchCursor(db, sql: "SELECT id, body FROM texts WHERE id IN (\(Self.placeholders(chunk.count))) AND length(body) > 1",
+                                               arguments: StatementArguments(chunk))
+                while let row = try rows.next() {
+                    let id: Int64 = row["id"]
+                    texts[Content(size: size[id] ?? -1, text: row["body"]), default: []].append(id)
+                }
+            }
+            return texts.values.filter { $0.count > 1 }
         }
-        return IdenticalHits.groups(ids, pairs: pairs)
+        return IdenticalHits.groups(ids, classes: classes)
     }
+
+    static func placeholders(_ count: Int) -> String { Array(repeating: "?", count: count).joined(separator: ", ") }
 }
 
 /// Identical files among a page of hits: found by each store, folded here alike for the
@@ -122,13 +142,28 @@ public enum IdenticalHits {
     /// `ids` grouped by the identical `pairs` found among them, each group led by the first of
     /// its ids in the order given; ids alone in theirs are left out.
     public static func groups(_ ids: [Int64], pairs: [(Int64, Int64)]) -> [[Int64]] {
+        let partners = Dictionary(grouping: pairs, by: \.0)
         var group: [Int64: Int64] = [:]
         for id in ids where group[id] == nil {
             group[id] = id
-            for (a, b) in pairs where a == id && group[b] == nil { group[b] = id }
+            for (_, b) in partners[id] ?? [] where group[b] == nil { group[b] = id }
         }
         let grouped = Dictionary(grouping: ids, by: { group[$0] ?? $0 })
         return ids.compactMap { id in grouped[id].flatMap { $0.count > 1 ? $0 : nil } }
+    }
+
+    /// `ids` grouped by `classes` (sets of ids of identical content, in any order), as
+    /// `groups(_:pairs:)` groups them: each group in the order of `ids`, led by its first.
+    public static func groups(_ ids: [Int64], classes: [[Int64]]) -> [[Int64]] {
+        var leader: [Int64: Int64] = [:]
+        for members in classes { for id in members { leader[id] = members[0] } }
+        let grouped = Dictionary(grouping: ids, by: { leader[$0] ?? $0 })
+        var seen = Set<Int64>()
+        return ids.compactMap { id in
+            let key = leader[id] ?? id
+            guard seen.insert(key).inserted, let group = grouped[key], group.count > 1 else { return nil }
+            return group
+        }
     }
 
     /// `hits` with each identical group shown once, by its best placed hit, and the places of

@@ -6,8 +6,9 @@ extension FileIndex {
     ///
     /// The statements run grouped — old texts out of FTS5, then rows, then stored texts, then
     /// FTS5 inserts — because FTS5 writes its pending terms out as a new segment whenever a
-    /// statement opens a savepoint (an upsert with RETURNING does): interleaved per row, every
-    /// file became a segment of its own and the merging cost more than the indexing.
+    /// statement opens a savepoint (an upsert with RETURNING did): interleaved per row, every
+    /// file became a segment of its own and the merging cost more than the indexing. A row
+    /// already there is updated in the columns that moved (`update`), a new one inserted.
     public func upsert(_ files: [IndexedFile]) throws(IndexError) {
         // The last row for a path wins (FTS5 must not be given one rowid twice).
         var last: [PathKey: Int] = [:]
@@ -17,30 +18,30 @@ extension FileIndex {
         let parts = files.map { IdentifierParts.split($0.name, $0.text) }
         let stored = zip(files, parts).map { (body: StoredText.deflate($0.text), parts: StoredText.deflate($1)) }
         try write { db in
-            let existing = try db.cachedStatement(sql: "SELECT id FROM files WHERE path = ?")
-            var old: [Int64] = []
-            for file in files { if let id = try Int64.fetchOne(existing, arguments: [Data(file.path)]) { old.append(id) } }
-            try Self.unindexTexts(db, ids: old)
-            let upsert = try db.cachedStatement(sql: """
-                INSERT INTO files (path, parent, name, device, inode, size, modified, changed, contentType,
-                                   documentType, title, metadata, evidence, errorKind, errorMessage, indexedAt, headings)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                ON CONFLICT(path) DO UPDATE SET
-                    parent = excluded.parent, name = excluded.name, device = excluded.device,
-                    inode = excluded.inode, size = excluded.size, modified = excluded.modified,
-                    changed = excluded.changed, contentType = excluded.contentType,
-                    documentType = excluded.documentType, title = excluded.title, metadata = excluded.metadata,
-                    evidence = excluded.evidence, errorKind = excluded.errorKind,
-                    errorMessage = excluded.errorMessage, indexedAt = excluded.indexedAt, headings = excluded.headings
-                RETURNING id
-                """)
+            let existing = try db.cachedStatement(sql: "SELECT id, device, inode, contentType FROM files WHERE path = ?")
+            let rows = try files.map { try Row.fetchOne(existing, arguments: [Data($0.path)]) }
+            try Self.unindexTexts(db, ids: rows.compactMap { $0?["id"] as Int64? })
             let now = Date().timeIntervalSince1970
-            let ids = try files.map { file in
-                try Int64.fetchOne(upsert, arguments: [
-                    Data(file.path), Data(file.parent), file.name, file.device, file.inode, file.size, file.modified,
-                    file.changed, file.contentType, file.documentType, file.title, file.metadata, file.evidence,
-                    file.errorKind, file.errorMessage, now, file.headings,
-                ])!
+            var ids: [Int64] = []
+            ids.reserveCapacity(files.count)
+            for (file, row) in zip(files, rows) {
+                if let row {
+                    let id: Int64 = row["id"]
+                    try Self.update(db, id: id, to: file, at: now, identity: row["device"] != file.device || row["inode"] != file.inode,
+                                    type: row["contentType"] != file.contentType)
+                    ids.append(id)
+                } else {
+                    try db.cachedStatement(sql: """
+                        INSERT INTO files (path, parent, name, device, inode, size, modified, changed, contentType,
+                                           documentType, title, metadata, evidence, errorKind, errorMessage, indexedAt, headings)
+                        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                        """).execute(arguments: [
+                            Data(file.path), Data(file.parent), file.name, file.device, file.inode, file.size, file.modified,
+                            file.changed, file.contentType, file.documentType, file.title, file.metadata, file.evidence,
+                            file.errorKind, file.errorMessage, now, file.headings,
+                        ])
+                    ids.append(db.lastInsertedRowID)
+                }
             }
             let text = try db.cachedStatement(sql: "INSERT OR REPLACE INTO texts (id, body, parts) VALUES (?, ?, ?)")
             for (id, stored) in zip(ids, stored) { try text.execute(arguments: [id, stored.body, stored.parts]) }
@@ -52,6 +53,22 @@ extension FileIndex {
                                             FolderWords.words(ofParent: file.parent), file.headings ?? ""])
             }
         }
+    }
+
+    /// Rewrites row `id` for `file` at the same path. Only the columns a change of the file
+    /// can move are set, and the device, inode and type only when they moved: SQLite updates
+    /// every index on a column it sets, and a rewritten file then cost six index updates
+    /// (path, parent, name, identity, type, extension) where one (name and time) changed.
+    private static func update(_ db: Database, id: Int64, to file: IndexedFile, at now: TimeInterval, identity: Bool, type: Bool) throws {
+        let sql = "UPDATE files SET " + (identity ? "device = ?, inode = ?, " : "") + (type ? "contentType = ?, " : "") + """
+            size = ?, modified = ?, changed = ?, documentType = ?, title = ?, metadata = ?, evidence = ?,
+            errorKind = ?, errorMessage = ?, indexedAt = ?, headings = ? WHERE id = ?
+            """
+        var arguments: StatementArguments = identity ? [file.device, file.inode] : []
+        if type { arguments += [file.contentType] }
+        arguments += [file.size, file.modified, file.changed, file.documentType, file.title, file.metadata, file.evidence,
+                      file.errorKind, file.errorMessage, now, file.headings, id]
+        try db.cachedStatement(sql: sql).execute(arguments: arguments)
     }
 
     /// Takes the texts of rows `ids` out of the full-text index (see `unindexText`), with

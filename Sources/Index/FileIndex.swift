@@ -2,6 +2,7 @@ import CSnippet
 import FileAccess
 public import Foundation
 import GRDB
+import Synchronization
 
 /// The searchable index: one SQLite database in WAL mode, so searches never wait for the
 /// writer, with an FTS5 table over names, titles, text and metadata.
@@ -10,6 +11,9 @@ public final class FileIndex: Sendable {
     public let path: String
     /// A pool (WAL: readers beside one writer), or for `searching(path:)` one connection.
     let pool: any DatabaseWriter
+    /// The thread checkpointing for this index's writer, and its hook's handle (as a number:
+    /// a pointer is not `Sendable`), once `checkpointInBackground()` was called.
+    let background = Mutex<(checkpoints: BackgroundCheckpoints, hook: UInt?)?>(nil)
 
     /// Opens (creating and migrating as needed) the index at `path`.
     ///

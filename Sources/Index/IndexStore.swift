@@ -24,6 +24,8 @@ public protocol IndexStore: AnyObject, Sendable {
     @discardableResult func moveTree(from: [UInt8], to: [UInt8]) throws(IndexError) -> Int
     func updateSignature(_ path: [UInt8], _ signature: FileSignature) throws(IndexError)
     func signature(at path: [UInt8]) throws(IndexError) -> FileSignature?
+    /// The stored signatures of `paths`, in their order (nil: no row), read at once.
+    func signatures(at paths: [[UInt8]]) throws(IndexError) -> [FileSignature?]
     func signatures(in directory: [UInt8]) throws(IndexError) -> [PathKey: FileSignature]
     func rows(device: Int64, inode: Int64) throws(IndexError) -> [(path: [UInt8], signature: FileSignature)]
     func directories(under root: [UInt8]) throws(IndexError) -> [[UInt8]]
@@ -60,6 +62,10 @@ public protocol IndexStore: AnyObject, Sendable {
     /// stake meanwhile that the run would not make again: a crash of the machine (not of
     /// Docent) may leave a damaged index, which is found and rebuilt.
     func fillingEmptyIndex(_ filling: Bool) throws(IndexError)
+    /// Called with true by a process that will write for a long time (`docent watch`), and
+    /// with false when it stops: a store may meanwhile do its upkeep of committed writes
+    /// (SQLite's checkpoints) beside the writer, not in it.
+    func checkpointInBackground(_ enabled: Bool) throws(IndexError)
     func close() throws(IndexError)
 
     // MARK: Searches (every host's rows)
@@ -87,6 +93,14 @@ extension IndexStore {
     /// By default nothing: a store whose server decides when commits reach the disk
     /// (PostgreSQL, where a host's empty index is not an empty database: other hosts' rows share it).
     public func fillingEmptyIndex(_ filling: Bool) throws(IndexError) {}
+
+    /// By default nothing: the server checkpoints (PostgreSQL).
+    public func checkpointInBackground(_ enabled: Bool) throws(IndexError) {}
+
+    /// By default one `signature(at:)` a path.
+    public func signatures(at paths: [[UInt8]]) throws(IndexError) -> [FileSignature?] {
+        try paths.map { path throws(IndexError) in try signature(at: path) }
+    }
 
     /// By default none found (a store that cannot compare its stored texts cheaply).
     public func identicalGroups(among ids: [Int64]) throws(IndexError) -> [[Int64]] { [] }

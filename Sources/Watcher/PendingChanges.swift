@@ -19,6 +19,11 @@ public struct PendingChanges: Sendable {
     }
     private var entries: [FilePath: Entry] = [:]
     private var sequence = 0
+    /// Every deadline an entry was given, soonest first; one whose entry has since moved on
+    /// (touched again, taken, dropped) is skipped when met. The soonest is always a live one,
+    /// so the next deadline and the settled changes cost no pass over every waiting path —
+    /// during a burst of thousands, each read of events did two.
+    private var deadlines = DeadlineHeap()
 
     public init(settle: Duration = .milliseconds(30), maximumDelay: Duration = .seconds(1)) {
         self.settle = settle
@@ -30,7 +35,7 @@ public struct PendingChanges: Sendable {
     public var isEmpty: Bool { entries.isEmpty }
 
     /// When the next change will be ready, if any waits.
-    public var nextDeadline: ContinuousClock.Instant? { entries.values.map(deadline).min() }
+    public var nextDeadline: ContinuousClock.Instant? { deadlines.first?.deadline }
 
     /// Files a change, merged with what already waits for the same path. `isDirectory` false
     /// says the change's path (a move's source) is a file: nothing can wait under it, and the
@@ -38,6 +43,7 @@ public struct PendingChanges: Sendable {
     /// saves, each a rename, or of deletions made that look quadratic: minutes for 3,000 files
     /// behind a slow index in a debug build).
     public mutating func add(_ change: FileChange, at now: ContinuousClock.Instant, isDirectory: Bool = true) {
+        defer { dropStaleDeadlines() }
         switch change {
         case .changed(let path):
             if case .moved = entries[path]?.change {
@@ -68,6 +74,7 @@ public struct PendingChanges: Sendable {
                 moved.change = Self.rebase(entry.change, from: from, to: to)
                 moved.sequence = sequence
                 entries[moved.change.path] = moved
+                schedule(moved, at: moved.change.path)
             }
         case .rescan(let path):
             put(.rescan(path), at: path, now: now)
@@ -76,14 +83,23 @@ public struct PendingChanges: Sendable {
 
     /// The changes whose paths have been quiet long enough, in the order they were first seen.
     public mutating func takeSettled(at now: ContinuousClock.Instant) -> [FileChange] {
-        let ready = entries.filter { deadline($0.value) <= now }
-        for key in ready.keys { entries[key] = nil }
-        return ready.values.sorted { $0.sequence < $1.sequence }.map(\.change)
+        var ready: [Entry] = []
+        while let soonest = deadlines.first, soonest.deadline <= now {
+            deadlines.removeFirst()
+            guard let entry = entries[soonest.path], isCurrent(soonest, entry) else { continue }
+            entries[soonest.path] = nil
+            ready.append(entry)
+        }
+        dropStaleDeadlines()
+        return ready.sorted { $0.sequence < $1.sequence }.map(\.change)
     }
 
     /// Everything that waits, at once (for a shutdown or a test).
     public mutating func takeAll() -> [FileChange] {
-        defer { entries.removeAll() }
+        defer {
+            entries.removeAll()
+            deadlines = DeadlineHeap()
+        }
         return entries.values.sorted { $0.sequence < $1.sequence }.map(\.change)
     }
 
@@ -92,18 +108,41 @@ public struct PendingChanges: Sendable {
     }
 
     private mutating func put(_ change: FileChange, at path: FilePath, now: ContinuousClock.Instant) {
-        if var entry = entries[path] {
+        var entry: Entry
+        if let existing = entries[path] {
+            entry = existing
             entry.change = change
             entry.last = now
-            entries[path] = entry
         } else {
             sequence += 1
-            entries[path] = Entry(change: change, first: now, last: now, sequence: sequence)
+            entry = Entry(change: change, first: now, last: now, sequence: sequence)
         }
+        entries[path] = entry
+        schedule(entry, at: path)
     }
 
     private mutating func touch(_ path: FilePath, at now: ContinuousClock.Instant) {
-        entries[path]?.last = now
+        guard var entry = entries[path] else { return }
+        entry.last = now
+        entries[path] = entry
+        schedule(entry, at: path)
+    }
+
+    private mutating func schedule(_ entry: Entry, at path: FilePath) {
+        deadlines.insert(Deadline(deadline: deadline(entry), path: path, sequence: entry.sequence, last: entry.last))
+    }
+
+    /// Whether `scheduled` is the deadline `entry` has now (not one from before a touch).
+    private func isCurrent(_ scheduled: Deadline, _ entry: Entry) -> Bool {
+        entry.sequence == scheduled.sequence && entry.last == scheduled.last
+    }
+
+    /// Keeps the soonest deadline a live one.
+    private mutating func dropStaleDeadlines() {
+        while let soonest = deadlines.first {
+            if let entry = entries[soonest.path], isCurrent(soonest, entry) { return }
+            deadlines.removeFirst()
+        }
     }
 
     private static func rebase(_ change: FileChange, from: FilePath, to: FilePath) -> FileChange {
@@ -119,5 +158,49 @@ public struct PendingChanges: Sendable {
     private static func source(of change: FileChange) -> FilePath? {
         if case .moved(let from, _) = change { return from }
         return nil
+    }
+}
+
+/// A deadline given to a waiting path (`PendingChanges`), with what tells whether it is
+/// still that path's: the entry's sequence number and the time it was last touched.
+struct Deadline: Sendable {
+    var deadline: ContinuousClock.Instant
+    var path: FilePath
+    var sequence: Int
+    var last: ContinuousClock.Instant
+}
+
+/// A binary min-heap of deadlines: the soonest first.
+struct DeadlineHeap: Sendable {
+    private var items: [Deadline] = []
+
+    var first: Deadline? { items.first }
+    var count: Int { items.count }
+
+    mutating func insert(_ item: Deadline) {
+        items.append(item)
+        var child = items.count - 1
+        while child > 0 {
+            let parent = (child - 1) / 2
+            guard items[child].deadline < items[parent].deadline else { break }
+            items.swapAt(child, parent)
+            child = parent
+        }
+    }
+
+    mutating func removeFirst() {
+        guard !items.isEmpty else { return }
+        items.swapAt(0, items.count - 1)
+        items.removeLast()
+        var parent = 0
+        while true {
+            let left = 2 * parent + 1, right = left + 1
+            var soonest = parent
+            if left < items.count, items[left].deadline < items[soonest].deadline { soonest = left }
+            if right < items.count, items[right].deadline < items[soonest].deadline { soonest = right }
+            guard soonest != parent else { return }
+            items.swapAt(parent, soonest)
+            parent = soonest
+        }
     }
 }

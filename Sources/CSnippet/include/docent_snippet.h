@@ -15,6 +15,14 @@ int docent_register_search_functions(void *db);
 int docent_register_among(void *db, const long long *ids, int count);
 void docent_forget_among(void *db);
 
+/* Checkpoints off the committing thread (checkpoints.c): on connection `db` (an sqlite3 *),
+   each commit that leaves `frames` or more in the write-ahead log calls `ready(context)`,
+   in place of SQLite's automatic checkpoint; whoever it wakes checkpoints on a connection of
+   its own. Returns a handle for docent_take_back_checkpoints (NULL when out of memory), which
+   puts SQLite's automatic checkpoint back at `frames` and frees the handle. */
+void *docent_hand_off_checkpoints(void *db, int frames, void (*ready)(void *context), void *context);
+void docent_take_back_checkpoints(void *db, void *handle, int frames);
+
 /* `text[0..<length]` stored in blocks of about `block_size` bytes, each a Zstandard frame at
    `level`, with the tokens before each block counted (blocks.c): method 2 of StoredText.swift,
    its method byte included. On
