@@ -124,7 +124,7 @@ public struct Exclusions: Sendable, Hashable {
 
     /// Whether `path` is one of the exact paths or matches a pattern with "/".
     private func excludesPath(_ path: FilePath) -> Bool {
-        if paths.contains(path) { return true }
+        if !paths.isEmpty, paths.contains(path) { return true }
         return path.withPlatformString { cPath in
             pathPatterns.contains { fnmatch($0, cPath, 0) == 0 }
         }

@@ -1,4 +1,7 @@
 import SystemPackage
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// Changes waiting to settle, one per path: a file written many times in a row is
 /// processed once, a file created and deleted within the settle delay leaves nothing, a
@@ -17,7 +20,7 @@ public struct PendingChanges: Sendable {
         var last: ContinuousClock.Instant
         var sequence: Int
     }
-    private var entries: [FilePath: Entry] = [:]
+    private var entries: [HashedPath: Entry] = [:]
     private var sequence = 0
     /// Every deadline an entry was given, soonest first; one whose entry has since moved on
     /// (touched again, taken, dropped) is skipped when met. The soonest is always a live one,
@@ -46,34 +49,34 @@ public struct PendingChanges: Sendable {
         defer { dropStaleDeadlines() }
         switch change {
         case .changed(let path):
-            if case .moved = entries[path]?.change {
+            if case .moved = entries[HashedPath(path)]?.change {
                 touch(path, at: now)  // the move is applied first, then its contents compared
             } else {
                 put(.changed(path), at: path, now: now)
             }
         case .removed(let path):
             var origin: FilePath?
-            if case .moved(let from, _) = entries[path]?.change { origin = from }
-            if isDirectory { for key in entries.keys where key != path && key.isWithin(path) { entries[key] = nil } }
+            if case .moved(let from, _) = entries[HashedPath(path)]?.change { origin = from }
+            if isDirectory { for key in entries.keys where key.path != path && key.path.isWithin(path) { entries[key] = nil } }
             put(.removed(path), at: path, now: now)
             if let origin { put(.removed(origin), at: origin, now: now) }
         case .moved(let from, let to):
             var source = from
-            if let previous = entries[from] {
+            if let previous = entries[HashedPath(from)] {
                 if case .moved(let earlier, _) = previous.change { source = earlier }
-                entries[from] = nil
+                entries[HashedPath(from)] = nil
             }
             put(.moved(from: source, to: to), at: to, now: now)
             guard isDirectory else { return }
             // Changes waiting under a renamed directory follow it, and are applied after it.
-            let within = entries.filter { $0.key != to && ($0.key.isWithin(from) || Self.source(of: $0.value.change)?.isWithin(from) == true) }
+            let within = entries.filter { $0.key.path != to && ($0.key.path.isWithin(from) || Self.source(of: $0.value.change)?.isWithin(from) == true) }
             for (key, entry) in within.sorted(by: { $0.value.sequence < $1.value.sequence }) {
                 entries[key] = nil
                 sequence += 1
                 var moved = entry
                 moved.change = Self.rebase(entry.change, from: from, to: to)
                 moved.sequence = sequence
-                entries[moved.change.path] = moved
+                entries[HashedPath(moved.change.path)] = moved
                 schedule(moved, at: moved.change.path)
             }
         case .rescan(let path):
@@ -86,8 +89,8 @@ public struct PendingChanges: Sendable {
         var ready: [Entry] = []
         while let soonest = deadlines.first, soonest.deadline <= now {
             deadlines.removeFirst()
-            guard let entry = entries[soonest.path], isCurrent(soonest, entry) else { continue }
-            entries[soonest.path] = nil
+            guard let entry = entries[HashedPath(soonest.path)], isCurrent(soonest, entry) else { continue }
+            entries[HashedPath(soonest.path)] = nil
             ready.append(entry)
         }
         dropStaleDeadlines()
@@ -109,7 +112,7 @@ public struct PendingChanges: Sendable {
 
     private mutating func put(_ change: FileChange, at path: FilePath, now: ContinuousClock.Instant) {
         var entry: Entry
-        if let existing = entries[path] {
+        if let existing = entries[HashedPath(path)] {
             entry = existing
             entry.change = change
             entry.last = now
@@ -117,14 +120,14 @@ public struct PendingChanges: Sendable {
             sequence += 1
             entry = Entry(change: change, first: now, last: now, sequence: sequence)
         }
-        entries[path] = entry
+        entries[HashedPath(path)] = entry
         schedule(entry, at: path)
     }
 
     private mutating func touch(_ path: FilePath, at now: ContinuousClock.Instant) {
-        guard var entry = entries[path] else { return }
+        guard var entry = entries[HashedPath(path)] else { return }
         entry.last = now
-        entries[path] = entry
+        entries[HashedPath(path)] = entry
         schedule(entry, at: path)
     }
 
@@ -140,7 +143,7 @@ public struct PendingChanges: Sendable {
     /// Keeps the soonest deadline a live one.
     private mutating func dropStaleDeadlines() {
         while let soonest = deadlines.first {
-            if let entry = entries[soonest.path], isCurrent(soonest, entry) { return }
+            if let entry = entries[HashedPath(soonest.path)], isCurrent(soonest, entry) { return }
             deadlines.removeFirst()
         }
     }
@@ -203,4 +206,18 @@ struct DeadlineHeap: Sendable {
             parent = soonest
         }
     }
+}
+
+/// A path as a dictionary key, hashed a buffer at a time: `FilePath`'s own hash combines one
+/// byte at a time, and at a burst's pace that was the watcher thread's costliest work.
+struct HashedPath: Hashable, Sendable {
+    let path: FilePath
+
+    init(_ path: FilePath) { self.path = path }
+
+    func hash(into hasher: inout Hasher) {
+        path.withPlatformString { hasher.combine(bytes: UnsafeRawBufferPointer(start: $0, count: strlen($0))) }
+    }
+
+    static func == (a: HashedPath, b: HashedPath) -> Bool { a.path == b.path }
 }

@@ -89,7 +89,7 @@ public struct WatchDecisions: Sendable {
         if exclusions.isMarker(name) { return commands + markerEvent(event, in: directory, now: now) }
         // A marked directory is watched for its marker alone: what is moved in leaves the
         // index (its move out expires), what is moved out arrives as new.
-        if marked.contains(directory) || exclusions.excludes(name, in: directory) { return commands }
+        if (!marked.isEmpty && marked.contains(directory)) || exclusions.excludes(name, in: directory) { return commands }
         let path = directory.appending(name)
         if event.has(Inotify.movedFrom) {
             movedOut[event.cookie] = (path, event.isDirectory, now)
