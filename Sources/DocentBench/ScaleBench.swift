@@ -181,11 +181,20 @@ struct ScaleBench: ParsableCommand, BenchOutput {
         guard !chosen.isEmpty else { return }
         let marker = "zqburst\(getpid())"
         let index = try FileIndex.searching(path: docent.indexPath)
-        var request = SearchRequest(match: .term(marker), limit: chosen.count + 1)
-        (request.snippets, request.ranked, request.refined) = (false, false, false)
+        // Each file also holds the word of its group of 64 (in the order written), searched for
+        // while the group has files written and not yet found: a search for the run's word
+        // alone returned every file found so far, and at thousands cost a core's worth.
+        let groupSize = 64
+        @Sendable func group(_ k: Int) -> String { "\(marker)g\(k / groupSize)" }
+        func request(_ group: String) -> SearchRequest {
+            var request = SearchRequest(match: .term(group), limit: groupSize + 1)
+            (request.snippets, request.ranked, request.refined) = (false, false, false)
+            return request
+        }
         // The writes on a thread of their own, the searches here meanwhile: a file is timed
         // from its own write, while the rest of the burst is still being written.
         let written = Mutex<[String: ContinuousClock.Instant]>([:])
+        let writtenCount = Atomic<Int>(0)
         let writing = Mutex<(done: Bool, failure: String?)>((false, nil))
         var found: [String: Double] = [:]
         let burstStart = ContinuousClock.now
@@ -198,35 +207,40 @@ struct ScaleBench: ParsableCommand, BenchOutput {
                     if wait > .zero { usleep(useconds_t(max(0, wait.seconds * 1e6))) }
                 }
                 do {
-                    try "rewritten in the burst: \(marker) number \(k)\n".write(toFile: path, atomically: false, encoding: .utf8)
+                    try "rewritten in the burst: \(marker) \(group(k)) number \(k)\n".write(toFile: path, atomically: false, encoding: .utf8)
                 } catch {
                     writing.withLock { $0.failure = "\(error)" }
                     break
                 }
                 let now = ContinuousClock.now
                 written.withLock { $0[path] = now }
+                writtenCount.store(k + 1, ordering: .releasing)
             }
             writing.withLock { $0.done = true }
         }
         writer.start()
         let deadline = ContinuousClock.now + .seconds(180)
-        // A search returning every file found so far costs milliseconds once thousands match:
-        // run every 2 ms it took most of a core from the watcher it measures. So every 2 ms
-        // the index's commit counter is read (one connection: `searching`), and the search
-        // runs when the watcher has committed since the last.
+        // Every 2 ms the index's commit counter is read (one connection: `searching`); after a
+        // commit, each group with files written and not yet found is searched for.
         var probes = 0, searches = 0, searching = Duration.zero, version = -1
+        var left = Dictionary(grouping: chosen.indices, by: { $0 / groupSize }).mapValues(Set.init)
         while found.count < chosen.count, ContinuousClock.now < deadline {
             let s0 = ContinuousClock.now
             let current = try index.dataVersion()
             probes += 1
             if current != version {
                 version = current
-                let hits = try index.search(request)
-                searches += 1
-                let now = ContinuousClock.now
-                let times = written.withLock { $0 }
-                for hit in hits where found[hit.displayPath] == nil {
-                    if let start = times[hit.displayPath] { found[hit.displayPath] = (now - start).seconds * 1000 }
+                let writtenSoFar = writtenCount.load(ordering: .acquiring)
+                for g in left.keys.sorted() where g * groupSize < writtenSoFar {
+                    let hits = try index.search(request(group(g * groupSize)))
+                    searches += 1
+                    let now = ContinuousClock.now
+                    let times = written.withLock { $0 }
+                    for hit in hits where found[hit.displayPath] == nil {
+                        if let start = times[hit.displayPath] { found[hit.displayPath] = (now - start).seconds * 1000 }
+                    }
+                    left[g] = left[g]!.filter { found[chosen[$0]] == nil }
+                    if left[g]!.isEmpty { left[g] = nil }
                 }
             }
             searching += ContinuousClock.now - s0
