@@ -21,15 +21,37 @@ extension FileIndex {
     public func moveTree(from: [UInt8], to: [UInt8]) throws(IndexError) -> Int {
         let (lower, upper) = Self.subtreeRange(from)
         return try write { db in
-            let rows = try Row.fetchAll(db, sql: "SELECT id, path FROM files WHERE path = ? OR (path >= ? AND path < ?)",
+            let rows = try Row.fetchAll(db, sql: "SELECT id, path FROM files WHERE path = ? OR (path >= ? AND path < ?) ORDER BY id",
                                         arguments: [Data(from), Data(lower), Data(upper)])
-            for row in rows {
-                let id: Int64 = row["id"]
-                let old: Data = row["path"]
-                let new = to + [UInt8](old).dropFirst(from.count)
-                _ = try Self.deleteRows(db, where: "path = ? AND id != ?", arguments: [Data(new), id])
-                try Self.rename(db, id: id, to: new)
+            let renamed = rows.map { row -> (id: Int64, path: [UInt8]) in (row["id"], to + [UInt8](row["path"] as Data).dropFirst(from.count)) }
+            let moving = Set(renamed.map(\.id))
+            // Rows already where the moved ones land (stale rows) go first.
+            var landing: [Int64] = []
+            for start in stride(from: 0, to: renamed.count, by: 500) {
+                let chunk = renamed[start..<min(start + 500, renamed.count)].map { Data($0.path) }
+                landing += try Int64.fetchAll(db, sql: "SELECT id FROM files WHERE path IN (\(Self.placeholders(chunk.count)))",
+                                              arguments: StatementArguments(chunk))
             }
+            guard landing.allSatisfy({ !moving.contains($0) }) else {
+                // A tree moved onto part of itself: one row at a time, as the paths allow.
+                for (id, new) in renamed {
+                    _ = try Self.deleteRows(db, where: "path = ? AND id != ?", arguments: [Data(new), id])
+                    try Self.rename(db, id: id, to: new)
+                }
+                return rows.count
+            }
+            if !landing.isEmpty {
+                _ = try Self.deleteRows(db, where: "id IN (\(Self.placeholders(landing.count)))", arguments: StatementArguments(landing))
+            }
+            // The texts out of FTS5 and back under the new names all at once, in the order of
+            // their rowids: a statement per row each opened a savepoint, and FTS5 wrote a segment
+            // at each (see `upsert` and `indexTexts`).
+            try Self.unindexTexts(db, ids: renamed.map(\.id))
+            let update = try db.cachedStatement(sql: "UPDATE files SET path = ?, parent = ?, name = ? WHERE id = ?")
+            for (id, new) in renamed {
+                try update.execute(arguments: [Data(new), Data(IndexedFile.parent(of: new)), IndexedFile.name(of: new), id])
+            }
+            try Self.indexTexts(db, ids: renamed.map(\.id))
             return rows.count
         }
     }

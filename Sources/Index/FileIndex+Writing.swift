@@ -48,7 +48,12 @@ extension FileIndex {
             let fts = try db.cachedStatement(sql: """
                 INSERT INTO files_fts (rowid, name, title, body, meta, parts, folders, headings) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
                 """)
-            for (i, file) in files.enumerated() {
+            // In the order of their rowids: FTS5 writes its pending terms out as a segment of
+            // their own whenever a rowid comes below the one before (rewritten files in the
+            // order they changed made a segment of nearly every row, and the merges of those
+            // segments held a burst's batches for up to a second).
+            for i in ids.indices.sorted(by: { ids[$0] < ids[$1] }) {
+                let file = files[i]
                 try fts.execute(arguments: [ids[i], file.name, file.title ?? "", file.text, file.metadata ?? "", parts[i],
                                             FolderWords.words(ofParent: file.parent), file.headings ?? ""])
             }
@@ -77,9 +82,11 @@ extension FileIndex {
         let delete = try db.cachedStatement(sql: """
             INSERT INTO files_fts (files_fts, rowid, name, title, body, meta, parts, folders, headings) VALUES ('delete', ?, ?, ?, ?, ?, ?, ?, ?)
             """)
+        // In the order of their rowids, as `upsert` inserts (see there).
+        let ids = ids.sorted()
         for chunk in stride(from: 0, to: ids.count, by: 500).map({ ids[$0..<min($0 + 500, ids.count)] }) {
             let placeholders = Array(repeating: "?", count: chunk.count).joined(separator: ", ")
-            let rows = try Row.fetchAll(db, sql: "SELECT id, name, title, body, meta, parts, folders, headings FROM files_text WHERE id IN (\(placeholders))",
+            let rows = try Row.fetchAll(db, sql: "SELECT id, name, title, body, meta, parts, folders, headings FROM files_text WHERE id IN (\(placeholders)) ORDER BY id",
                                         arguments: StatementArguments(Array(chunk)))
             for row in rows {
                 try delete.execute(arguments: [row["id"] as Int64, row["name"] as String, row["title"] as String, row["body"] as String,
@@ -101,7 +108,7 @@ extension FileIndex {
         try db.execute(sql: """
             INSERT INTO files_fts (files_fts, rowid, name, title, body, meta, parts, folders, headings)
             SELECT 'delete', id, name, title, body, meta, parts, folders, headings FROM files_text
-            WHERE id IN (SELECT id FROM files WHERE \(condition))
+            WHERE id IN (SELECT id FROM files WHERE \(condition)) ORDER BY id
             """, arguments: arguments)
         try db.execute(sql: "DELETE FROM texts WHERE id IN (SELECT id FROM files WHERE \(condition))", arguments: arguments)
         try db.execute(sql: "DELETE FROM files WHERE \(condition)", arguments: arguments)
@@ -113,10 +120,26 @@ extension FileIndex {
         try unindexText(db, id: id)
         try db.execute(sql: "UPDATE files SET path = ?, parent = ?, name = ? WHERE id = ?",
                        arguments: [Data(new), Data(IndexedFile.parent(of: new)), IndexedFile.name(of: new), id])
-        try db.cachedStatement(sql: """
-            INSERT INTO files_fts (rowid, name, title, body, meta, parts, folders, headings)
-            SELECT id, name, title, body, meta, parts, folders, headings FROM files_text WHERE id = ?
-            """).execute(arguments: [id])
+        try indexTexts(db, ids: [id])
+    }
+
+    /// Puts the texts of rows `ids` into the full-text index as `files_text` shows them now,
+    /// in the order of their rowids and one row a statement: an INSERT … SELECT opens a
+    /// savepoint, and FTS5 wrote a segment for each (a moved tree of 1,000 files made 1,000).
+    static func indexTexts(_ db: Database, ids: [Int64]) throws {
+        let insert = try db.cachedStatement(sql: """
+            INSERT INTO files_fts (rowid, name, title, body, meta, parts, folders, headings) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+            """)
+        let ids = ids.sorted()
+        for chunk in stride(from: 0, to: ids.count, by: 500).map({ ids[$0..<min($0 + 500, ids.count)] }) {
+            let rows = try Row.fetchAll(db, sql: "SELECT id, name, title, body, meta, parts, folders, headings FROM files_text WHERE id IN (\(placeholders(chunk.count))) ORDER BY id",
+                                        arguments: StatementArguments(Array(chunk)))
+            for row in rows {
+                try insert.execute(arguments: [row["id"] as Int64, row["name"] as String, row["title"] as String, row["body"] as String,
+                                               row["meta"] as String, row["parts"] as String, row["folders"] as String,
+                                               row["headings"] as String])
+            }
+        }
     }
 
     /// Removes the rows of `paths`; returns how many there were.

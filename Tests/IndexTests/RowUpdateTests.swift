@@ -49,6 +49,31 @@ struct RowUpdateTests {
         try index.check(thorough: true)
     }
 
+    @Test("Rewritten files reach FTS5 in the order of their rowids: one batch, a segment or two, not one a row")
+    func segmentsOfABatch() throws {
+        try index.upsert((0..<300).map { file("/r/\($0).txt", "first words \($0)", inode: Int64($0)) })
+        try index.writeOutsideTransaction { try FileIndex.setSegmentMerging(.deferred, $0) }  // segments stay as written
+        func segments() throws -> Int {
+            // A data row's id holds its segment's id above bit 37 (FTS5_SEGMENT_ROWID).
+            try index.read { try Int.fetchOne($0, sql: "SELECT count(DISTINCT id >> 37) FROM files_fts_data WHERE id >> 37 > 0") ?? 0 }
+        }
+        let before = try segments()
+        // Changed in an order that is not the rows' (as a burst's files change).
+        var order = Array(0..<300)
+        var random = SplitMix(seed: 41)
+        for i in stride(from: order.count - 1, to: 0, by: -1) { order.swapAt(i, Int(random.next() % UInt64(i + 1))) }
+        try index.upsert(order.prefix(200).map { file("/r/\($0).txt", "second words \($0)", inode: Int64($0), modified: 2) })
+        #expect(try segments() - before <= 2)
+        func count(_ word: String) throws -> Int { try index.count(SearchRequest(match: .term(word), limit: 1)) }
+        #expect(try count("second") == 200 && count("first") == 100)
+        // A tree moved: its rows renamed in the order of their ids too.
+        try index.moveTree(from: Array("/r".utf8), to: Array("/s".utf8))
+        #expect(try segments() - before <= 4)
+        #expect(try count("second") == 200 && count("first") == 100)
+        try index.writeOutsideTransaction { try FileIndex.setSegmentMerging(.automatic, $0) }
+        try index.check(thorough: true)
+    }
+
     @Test("Checkpoints in the background: run past the threshold, the log copied, SQLite's own given back after")
     func backgroundCheckpoints() throws {
         try index.checkpointInBackground(true)
