@@ -176,6 +176,11 @@ extension FileIndex {
                 INSERT INTO files_fts (files_fts) VALUES ('optimize');
                 """)
         }
+        migrator.registerMigration("v12") { db in
+            // FTS5 merges eight segments of a level at a time, not four, and all of a level at
+            // once only past 64, not 16 (see `SegmentMerging.automatic`).
+            try FileIndex.setSegmentMerging(.automatic, db)
+        }
         return migrator
     }
 

@@ -29,6 +29,7 @@ struct FillingEmptyIndexTests {
         let dir = try TemporaryDirectory()
         let index = try FileIndex(path: dir.path + "/index.sqlite")
         #expect(try Self.synchronous(index) == 1)
+        #expect(try Self.merging(index) == [8, 64])  // migration v12
         try index.fillingEmptyIndex(true)
         #expect(try Self.synchronous(index) == 0)
         #expect(try Self.merging(index) == [0, 1000])
@@ -38,7 +39,7 @@ struct FillingEmptyIndexTests {
                                       contentType: "public.plain-text", text: "kettle")])
         try index.fillingEmptyIndex(false)
         #expect(try Self.synchronous(index) == 1)
-        #expect(try Self.merging(index) == [4, 16])
+        #expect(try Self.merging(index) == [8, 64])
         #expect(!FileManager.default.fileExists(atPath: index.damageFlagPath))
 
         // A reader's word of damage that came during the fill is not the fill's to take back.
@@ -76,7 +77,7 @@ struct FillingEmptyIndexTests {
         }
         let session = try IndexSession(path: path, privateDirectory: false, report: { _ in })
         let index = try #require(session.index as? FileIndex)
-        #expect(try Self.merging(index) == [4, 16])
+        #expect(try Self.merging(index) == [8, 64])
         #expect(try index.search(SearchRequest(match: .term("kettle"), limit: 5)).count == 1)
         session.finish()
     }
