@@ -82,16 +82,20 @@ extension FileIndex {
         let delete = try db.cachedStatement(sql: """
             INSERT INTO files_fts (files_fts, rowid, name, title, body, meta, parts, folders, headings) VALUES ('delete', ?, ?, ?, ?, ?, ?, ?, ?)
             """)
-        // In the order of their rowids, as `upsert` inserts (see there).
+        try forEachText(db, ids: ids) { try delete.execute(arguments: $0) }
+    }
+
+    /// The FTS5 columns of rows `ids` as `files_text` shows them now (rowid first), in the
+    /// order of their rowids, as `upsert` inserts (see there), 500 rows a read.
+    private static func forEachText(_ db: Database, ids: [Int64], _ body: (StatementArguments) throws -> Void) throws {
         let ids = ids.sorted()
-        for chunk in stride(from: 0, to: ids.count, by: 500).map({ ids[$0..<min($0 + 500, ids.count)] }) {
-            let placeholders = Array(repeating: "?", count: chunk.count).joined(separator: ", ")
-            let rows = try Row.fetchAll(db, sql: "SELECT id, name, title, body, meta, parts, folders, headings FROM files_text WHERE id IN (\(placeholders)) ORDER BY id",
-                                        arguments: StatementArguments(Array(chunk)))
+        for chunk in stride(from: 0, to: ids.count, by: 500).map({ Array(ids[$0..<min($0 + 500, ids.count)]) }) {
+            let rows = try Row.fetchAll(db, sql: """
+                SELECT id, name, title, body, meta, parts, folders, headings FROM files_text WHERE id IN (\(placeholders(chunk.count))) ORDER BY id
+                """, arguments: StatementArguments(chunk))
             for row in rows {
-                try delete.execute(arguments: [row["id"] as Int64, row["name"] as String, row["title"] as String, row["body"] as String,
-                                               row["meta"] as String, row["parts"] as String, row["folders"] as String,
-                                               row["headings"] as String])
+                try body([row["id"] as Int64, row["name"] as String, row["title"] as String, row["body"] as String,
+                          row["meta"] as String, row["parts"] as String, row["folders"] as String, row["headings"] as String])
             }
         }
     }
@@ -130,16 +134,7 @@ extension FileIndex {
         let insert = try db.cachedStatement(sql: """
             INSERT INTO files_fts (rowid, name, title, body, meta, parts, folders, headings) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
             """)
-        let ids = ids.sorted()
-        for chunk in stride(from: 0, to: ids.count, by: 500).map({ ids[$0..<min($0 + 500, ids.count)] }) {
-            let rows = try Row.fetchAll(db, sql: "SELECT id, name, title, body, meta, parts, folders, headings FROM files_text WHERE id IN (\(placeholders(chunk.count))) ORDER BY id",
-                                        arguments: StatementArguments(Array(chunk)))
-            for row in rows {
-                try insert.execute(arguments: [row["id"] as Int64, row["name"] as String, row["title"] as String, row["body"] as String,
-                                               row["meta"] as String, row["parts"] as String, row["folders"] as String,
-                                               row["headings"] as String])
-            }
-        }
+        try forEachText(db, ids: ids) { try insert.execute(arguments: $0) }
     }
 
     /// Removes the rows of `paths`; returns how many there were.
