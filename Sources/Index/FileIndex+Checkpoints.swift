@@ -68,13 +68,14 @@ extension FileIndex {
             guard background == nil else { return }
             let checkpoints: BackgroundCheckpoints
             do { checkpoints = try BackgroundCheckpoints(path: path) } catch { throw IndexError(error, path: path) }
-            // Retained for the connection's lifetime: its hook holds the pointer.
-            let context = Unmanaged.passRetained(checkpoints).toOpaque()
+            // Retained while the writer's hook holds the pointer: released when it is taken back.
+            let context = Unmanaged.passRetained(checkpoints)
             let handle = try writeOutsideTransaction { db in
                 docent_hand_off_checkpoints(UnsafeMutableRawPointer(db.sqliteConnection), BackgroundCheckpoints.frames, { context in
                     Unmanaged<BackgroundCheckpoints>.fromOpaque(context!).takeUnretainedValue().ready()
-                }, context)
+                }, context.toOpaque())
             }
+            if handle == nil { context.release() }
             background = (checkpoints, handle.map { UInt(bitPattern: $0) })
         }
     }
@@ -86,9 +87,12 @@ extension FileIndex {
             return background
         }) else { return }
         if let handle {
-            _ = try? writeOutsideTransaction { db in
+            let taken = (try? writeOutsideTransaction { db in
                 docent_take_back_checkpoints(UnsafeMutableRawPointer(db.sqliteConnection), UnsafeMutableRawPointer(bitPattern: handle), 1000)
-            }
+            }) != nil
+            // The hook's reference, now that no commit can call it (kept if the writer could not
+            // be reached: a closed pool calls no hook, and one object of a few bytes stays).
+            if taken { Unmanaged.passUnretained(checkpoints).release() }
         }
         checkpoints.stop()
     }

@@ -2,6 +2,13 @@ import Foundation
 import GRDB
 
 extension FileIndex {
+    /// A search's hit from its row (`id`, `path`, `contentType`, `title`, `score`, `modified`).
+    static func hit(_ row: Row, snippet: String) -> SearchHit {
+        let path: Data = row["path"]
+        return SearchHit(id: row["id"], path: [UInt8](path), contentType: row["contentType"], title: row["title"], score: row["score"],
+                         snippet: snippet, modified: row["modified"])
+    }
+
     /// The row for `path`, without its text.
     public func file(at path: [UInt8]) throws(IndexError) -> IndexedFile? {
         try read { db in

@@ -383,15 +383,17 @@ extension FileIndex {
                 """, arguments: StatementArguments(ids)) { snippets[row["id"]] = row["snippet"] }
             return snippets
         }
-        for row in try Row.fetchAll(db, sql: """
-            SELECT rowid, docent_snippet(files_fts) AS snippet FROM files_fts WHERE files_fts MATCH ? AND rowid IN (\(placeholders))
-            """, arguments: StatementArguments([match.matchString] + ids)) { snippets[row["rowid"]] = row["snippet"] }
+        // FTS5 answers `rowid IN (…)` by running the match again for each id: for a long page,
+        // one pass over the match instead, a snippet made only for the rows asked for (4,426: 2.5 s).
+        let sql = ids.count <= 64
+            ? "SELECT rowid, docent_snippet(files_fts) AS snippet FROM files_fts WHERE rowid IN (\(placeholders)) AND files_fts MATCH ?"
+            : """
+              SELECT rowid, CASE WHEN rowid IN (\(placeholders)) THEN docent_snippet(files_fts) END AS snippet
+              FROM files_fts WHERE files_fts MATCH ? AND rowid BETWEEN \(ids.min()!) AND \(ids.max()!)
+              """
+        for row in try Row.fetchAll(db, sql: sql, arguments: StatementArguments(ids + [match.matchString])) {
+            if let snippet = row["snippet"] as String? { snippets[row["rowid"]] = snippet }
+        }
         return snippets
-    }
-
-    static func hit(_ row: Row, snippet: String) -> SearchHit {
-        let path: Data = row["path"]
-        return SearchHit(id: row["id"], path: [UInt8](path), contentType: row["contentType"], title: row["title"], score: row["score"],
-                         snippet: snippet, modified: row["modified"])
     }
 }

@@ -73,3 +73,32 @@ struct ReadableSnippetTests {
         #expect(snippet.contains("__all__"), "\(snippet)")
     }
 }
+
+/// A long page is made as a short one is: the first hits the same, a snippet for every hit.
+@Suite("Search: long pages")
+struct LongPageTests {
+    @Test("A page of 300 begins with the page of 20, every hit has the snippet it has on a short page, in one pass over the match")
+    func longPage() throws {
+        let dir = try TemporaryDirectory()
+        let index = try FileIndex(path: dir.path + "/index.sqlite")
+        // 300 files with the word, some near another word (ranking looks at nearness), and
+        // files without it among them.
+        try index.upsert((0..<600).map { i in
+            let text = i % 2 == 0 ? "filler words \(i) then the granite quarry \(i % 3 == 0 ? "granite stone" : "granite") and more" : "nothing here \(i)"
+            return file("/r/\(i).txt", text, inode: Int64(i + 1), modified: Int64(i))
+        })
+        var request = SearchRequest(match: .and([.term("granite"), .term("quarry")]), limit: 300)
+        let long = try index.search(request)
+        #expect(long.count == 300 && Set(long.map(\.id)).count == 300)
+        request.limit = 20
+        let short = try index.search(request)
+        #expect(Array(long.prefix(20).map(\.id)) == short.map(\.id))
+        // Every snippet as a page of one makes it (the short path, `rowid IN`).
+        for hit in long.shuffled().prefix(40) {
+            var one = SearchRequest(match: .and([.term("granite"), .term("quarry")]), limit: 1)
+            one.paths = [hit.path]
+            #expect(try index.search(one).first?.snippet == hit.snippet)
+            #expect(hit.snippet.contains("granite"))
+        }
+    }
+}
