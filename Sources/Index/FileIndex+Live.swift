@@ -67,10 +67,7 @@ extension FileIndex {
 
     /// The `lstat` signature stored for `path`, if it has a row.
     public func signature(at path: [UInt8]) throws(IndexError) -> FileSignature? {
-        try read { db in
-            try Row.fetchOne(db, sql: "SELECT device, inode, size, modified, changed FROM files WHERE path = ?",
-                             arguments: [Data(path)]).map(Self.signature)
-        }
+        try signatures(at: [path])[0]
     }
 
     /// The stored signatures of `paths`, in one read (a burst of changes looks up hundreds).
