@@ -185,4 +185,34 @@ struct ScaleTree {
         }
         return seen
     }
+
+    /// Reads every regular file under `root` once (into the page cache, as the cold index
+    /// that follows will read them); how many bytes. A tree made by an earlier run may be
+    /// partly out of the cache, and a cold index of a million files then took 181 s where one
+    /// of the same tree read first took 135 s.
+    static func readEveryFile(_ root: String) -> Int {
+        var bytes = 0, pending: [[CChar]] = [cString(Array(root.utf8))], status = stat()
+        var buffer = [UInt8](repeating: 0, count: 1 << 20)
+        while var directory = pending.popLast() {
+            guard let handle = opendir(directory) else { continue }
+            directory.removeLast()
+            while let entry = readdir(handle) {
+                let name = withUnsafeBytes(of: entry.pointee.d_name) { Array($0.bindMemory(to: CChar.self).prefix { $0 != 0 }) }
+                if name == [46] || name == [46, 46] { continue }
+                let path = directory + [47] + name + [0]
+                guard lstat(path, &status) == 0 else { continue }
+                switch status.st_mode & S_IFMT {
+                case S_IFDIR: pending.append(path)
+                case S_IFREG:
+                    let fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK)
+                    guard fd >= 0 else { continue }
+                    while case let count = buffer.withUnsafeMutableBytes({ read(fd, $0.baseAddress, $0.count) }), count > 0 { bytes += count }
+                    close(fd)
+                default: continue
+                }
+            }
+            closedir(handle)
+        }
+        return bytes
+    }
 }
