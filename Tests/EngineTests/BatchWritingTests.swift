@@ -16,15 +16,8 @@ struct BatchWritingTests {
         }
     }
 
-    @Test("Full batches wait while another worker writes; the next write and the run's end write them all")
-    func leftAndWritten() throws {
-        let dir = try TemporaryDirectory()
-        let index = try FileIndex(path: dir.path + "/index.sqlite")
-        let indexer = Indexer(index: index, settings: .defaults(), workers: 2)
-        let state = RunState(progress: nil, start: .now)
-        let batch = RunState.batchRows
-
-        // Another worker is writing: it holds the writer until told to stop.
+    /// Runs `body` while another thread holds the writer's lock, as a worker writing does.
+    static func whileAnotherWrites(_ state: RunState, _ body: () throws -> Void) throws {
         let held = DispatchSemaphore(value: 0), release = DispatchSemaphore(value: 0), done = DispatchSemaphore(value: 0)
         Thread {
             state.writer.withLock { _ in
@@ -34,13 +27,30 @@ struct BatchWritingTests {
             done.signal()
         }.start()
         held.wait()
-        // Two full batches and part of a third: the full ones are left, and this worker goes on.
-        state.store(Self.rows(0..<batch), indexer: indexer)
-        state.store(Self.rows(batch..<2 * batch), indexer: indexer)
-        state.store(Self.rows(2 * batch..<2 * batch + 10), indexer: indexer)
-        #expect(try index.count() == 0)
-        release.signal()
-        done.wait()
+        defer {
+            release.signal()
+            done.wait()
+        }
+        try body()
+    }
+
+    @Test("Full batches wait while another worker writes; the next write and the run's end write them all")
+    func leftAndWritten() throws {
+        let dir = try TemporaryDirectory()
+        let index = try FileIndex(path: dir.path + "/index.sqlite")
+        let indexer = Indexer(index: index, settings: .defaults(), workers: 2)
+        let state = RunState(progress: nil, start: .now)
+        let batch = RunState.batchRows
+
+        // Two full batches and part of a third while another worker writes: the full ones are
+        // left, and this worker goes on.
+        try Self.whileAnotherWrites(state) {
+            state.store(Self.rows(0..<batch), indexer: indexer)
+            state.store(Self.rows(batch..<2 * batch), indexer: indexer)
+            state.store(Self.rows(2 * batch..<2 * batch + 10), indexer: indexer)
+            let written = try index.count()
+            #expect(written == 0)
+        }
 
         // The next full batch is written by the worker that fills it, with those left before it.
         state.store(Self.rows(2 * batch + 10..<3 * batch), indexer: indexer)
@@ -61,18 +71,7 @@ struct BatchWritingTests {
         let index = try FileIndex(path: dir.path + "/index.sqlite")
         let indexer = Indexer(index: index, settings: .defaults(), workers: 2)
         let state = RunState(progress: nil, start: .now)
-        let held = DispatchSemaphore(value: 0), release = DispatchSemaphore(value: 0), done = DispatchSemaphore(value: 0)
-        Thread {
-            state.writer.withLock { _ in
-                held.signal()
-                release.wait()
-            }
-            done.signal()
-        }.start()
-        held.wait()
-        state.store(Self.rows(0..<RunState.batchRows), indexer: indexer)
-        release.signal()
-        done.wait()
+        try Self.whileAnotherWrites(state) { state.store(Self.rows(0..<RunState.batchRows), indexer: indexer) }
         #expect(try index.count() == 0)
         _ = try state.finish(indexer: indexer)
         #expect(try index.count() == RunState.batchRows)
