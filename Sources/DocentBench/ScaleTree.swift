@@ -169,20 +169,8 @@ struct ScaleTree {
     /// Walks the tree as an indexer must (every directory read, every entry lstat'ed): the
     /// floor a no-change re-index is measured against; returns the entries seen.
     static func lstatWalk(_ root: String) -> Int {
-        var seen = 0, pending: [[CChar]] = [cString(Array(root.utf8))], status = stat()
-        while var directory = pending.popLast() {
-            guard let handle = opendir(directory) else { continue }
-            directory.removeLast()  // its NUL: names are appended
-            while let entry = readdir(handle) {
-                let name = withUnsafeBytes(of: entry.pointee.d_name) { Array($0.bindMemory(to: CChar.self).prefix { $0 != 0 }) }
-                if name == [46] || name == [46, 46] { continue }
-                let path = directory + [47] + name + [0]
-                guard lstat(path, &status) == 0 else { continue }
-                seen += 1
-                if (status.st_mode & S_IFMT) == S_IFDIR { pending.append(path) }
-            }
-            closedir(handle)
-        }
+        var seen = 0
+        walk(root) { _, _ in seen += 1 }
         return seen
     }
 
@@ -191,28 +179,33 @@ struct ScaleTree {
     /// partly out of the cache, and a cold index of a million files then took 181 s where one
     /// of the same tree read first took 135 s.
     static func readEveryFile(_ root: String) -> Int {
-        var bytes = 0, pending: [[CChar]] = [cString(Array(root.utf8))], status = stat()
-        var buffer = [UInt8](repeating: 0, count: 1 << 20)
+        var bytes = 0, buffer = [UInt8](repeating: 0, count: 1 << 20)
+        walk(root) { path, status in
+            guard status.st_mode & S_IFMT == S_IFREG else { return }
+            let fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK)
+            guard fd >= 0 else { return }
+            while case let count = buffer.withUnsafeMutableBytes({ read(fd, $0.baseAddress, $0.count) }), count > 0 { bytes += count }
+            close(fd)
+        }
+        return bytes
+    }
+
+    /// Every entry under `root` (every directory read, every entry lstat'ed), with its path
+    /// (NUL-terminated) and status; directories are gone into after their entries.
+    private static func walk(_ root: String, _ visit: ([CChar], stat) -> Void) {
+        var pending: [[CChar]] = [cString(Array(root.utf8))], status = stat()
         while var directory = pending.popLast() {
             guard let handle = opendir(directory) else { continue }
-            directory.removeLast()
+            directory.removeLast()  // its NUL: names are appended
             while let entry = readdir(handle) {
                 let name = withUnsafeBytes(of: entry.pointee.d_name) { Array($0.bindMemory(to: CChar.self).prefix { $0 != 0 }) }
                 if name == [46] || name == [46, 46] { continue }
                 let path = directory + [47] + name + [0]
                 guard lstat(path, &status) == 0 else { continue }
-                switch status.st_mode & S_IFMT {
-                case S_IFDIR: pending.append(path)
-                case S_IFREG:
-                    let fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK)
-                    guard fd >= 0 else { continue }
-                    while case let count = buffer.withUnsafeMutableBytes({ read(fd, $0.baseAddress, $0.count) }), count > 0 { bytes += count }
-                    close(fd)
-                default: continue
-                }
+                visit(path, status)
+                if (status.st_mode & S_IFMT) == S_IFDIR { pending.append(path) }
             }
             closedir(handle)
         }
-        return bytes
     }
 }

@@ -98,9 +98,8 @@ final class RunState: Sendable {
         // the writer and reads on, as long as what is left holds at most `pendingLimit` bytes
         // of text (the cold index's peak of memory), else it waits as before.
         let crowded = pending.withLock { pending in
-            pending.batches.append(full.rows)
-            pending.bytes += full.bytes
-            return pending.bytes > Self.pendingLimit
+            pending.append(full)
+            return pending.reduce(0) { $0 + $1.bytes } > Self.pendingLimit
         }
         if crowded {
             writer.withLock { _ in writePending(indexer: indexer) }
@@ -112,19 +111,14 @@ final class RunState: Sendable {
     /// The text of full batches left for the worker writing, at most, before a worker waits:
     /// as much as one batch may hold.
     static let pendingLimit = batchBytes
-    private let pending = Mutex<(batches: [[IndexedFile]], bytes: Int)>(([], 0))
+    private let pending = Mutex<[(rows: [IndexedFile], bytes: Int)]>([])
     /// Held by the worker writing (and by a test, to be that worker).
     let writer = Mutex<Void>(())
 
     /// Writes the batches left, the last one left too (the writer's lock held). A batch left
     /// just as the writer finished waits for the next worker's write, or `finish`.
     private func writePending(indexer: Indexer) {
-        while let rows = pending.withLock({ pending -> [IndexedFile]? in
-            guard !pending.batches.isEmpty else { return nil }
-            let rows = pending.batches.removeFirst()
-            pending.bytes -= rows.reduce(0) { $0 + $1.text.utf8.count }
-            return rows
-        }) {
+        while let rows = pending.withLock({ $0.isEmpty ? nil : $0.removeFirst().rows }) {
             write(rows, indexer: indexer)
             // The batch's texts, freed, would otherwise stay resident in glibc's heaps between batches.
             docent_trim_malloc()
@@ -138,10 +132,10 @@ final class RunState: Sendable {
     /// Writes the last batch; returns how many rows were stored and how many had errors.
     func finish(indexer: Indexer) throws -> (stored: Int, errors: Int) {
         let rest = batch.withLock { batch in
-            defer { batch.rows.removeAll() }
-            return batch.rows
+            defer { batch.rows.removeAll(); batch.bytes = 0 }
+            return (rows: batch.rows, bytes: batch.bytes)
         }
-        if !rest.isEmpty { pending.withLock { $0.batches.append(rest) } }
+        if !rest.rows.isEmpty { pending.withLock { $0.append(rest) } }
         writer.withLock { _ in writePending(indexer: indexer) }
         return try batch.withLock { batch in
             if let failure = batch.failure { throw failure }
