@@ -63,6 +63,13 @@ int docent_signal_reader(void) {
     return signal_pipe[0];
 }
 
+int docent_name_thread(const char *name) {
+    char shortened[16];
+    strncpy(shortened, name, sizeof shortened - 1);
+    shortened[sizeof shortened - 1] = 0;
+    return pthread_setname_np(pthread_self(), shortened);
+}
+
 int docent_syncfs_of(const char *directory) {
     int fd = open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     if (fd < 0) return -1;

@@ -1,6 +1,7 @@
 import DocentCLI
 import Dispatch
 import Engine
+import FileAccess
 import Foundation
 package import Index
 import Logging
@@ -144,12 +145,10 @@ package final class BackgroundWatch: Sendable {
     init(_ service: WatchService) {
         self.service = service
         let done = self.done
-        let thread = Thread {
+        OwnThreads.start("docent-watch") {
             do { try service.run() } catch { Output.error("watching stopped: \(error)") }
             done.signal()
         }
-        thread.name = "docent-watch"
-        thread.start()
     }
 
     /// Stops the service once its batch in hand is applied.

@@ -54,12 +54,10 @@ final class IndexRun {
         for _ in 0..<indexer.workers {
             group.enter()
             let (indexer, queue, shared, group) = (indexer, queue, shared, group)
-            let thread = Thread {
+            OwnThreads.start("docent-indexer") {
                 defer { group.leave() }
                 shared.work(indexer: indexer, queue: queue)
             }
-            thread.name = "docent-indexer"
-            thread.start()
         }
     }
 
@@ -71,7 +69,7 @@ final class IndexRun {
         let crawled = WorkQueue<CrawlItem>(capacity: 64)
         let stop = Atomic<Bool>(false)
         let (crawler, gate) = (Crawler(exclusions: exclusions), indexer.gate)
-        let thread = Thread {
+        OwnThreads.start("docent-crawler") {
             crawler.walkDirectories(root, statusOfFiles: true, visit: { directory in
                 gate.pass()  // paused: the crawl waits too
                 if !stop.load(ordering: .relaxed) { crawled.put(.directory(directory)) }
@@ -80,8 +78,6 @@ final class IndexRun {
             })
             crawled.close(consumers: 1)
         }
-        thread.name = "docent-crawler"
-        thread.start()
         var failure: (any Error)?
         while let item = crawled.take() {
             guard failure == nil else { continue }  // drained, so the crawler never waits for room

@@ -72,7 +72,7 @@ package struct PowerSource: Sendable {
             }
         }
         let simulated = isSimulated
-        let thread = Thread {
+        OwnThreads.start("docent-power") {
             var buffer = [UInt8](repeating: 0, count: 8192)
             while true {
                 let n = read(descriptor, &buffer, buffer.count)
@@ -82,8 +82,6 @@ package struct PowerSource: Sendable {
                 if simulated || String(decoding: buffer[..<n], as: UTF8.self).contains("SUBSYSTEM=power_supply") { changed() }
             }
         }
-        thread.name = "docent-power"
-        thread.start()
         return true
     }
 }

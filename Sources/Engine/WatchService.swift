@@ -76,12 +76,10 @@ package final class WatchService: Sendable {
         let index = live.indexer.index
         do { try index.checkpointInBackground(true) } catch { logger.warning("\(error)") }
         let watcher = self.watcher, done = watcherDone
-        let thread = Thread {
+        OwnThreads.start("docent-watcher") {
             watcher.run()
             done.signal()
         }
-        thread.name = "docent-watcher"
-        thread.start()
         defer {
             try? index.checkpointInBackground(false)
             watcher.stop()

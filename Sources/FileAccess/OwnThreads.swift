@@ -23,13 +23,23 @@ public enum OwnThreads {
         }
         let done = DispatchSemaphore(value: 0)
         for i in 1..<iterations {
-            Thread {
+            start("docent-worker") {
                 body(i)
                 done.signal()
-            }.start()
+            }
         }
         body(0)
         for _ in 1..<iterations { done.wait() }
+    }
+
+    /// Runs `body` on a new thread named `name`, the name `top -H`, `ps -L`, gdb and
+    /// `/proc/PID/task/TID/comm` show (the kernel keeps its first 15 bytes). Foundation's
+    /// `Thread.name` is not passed on to the kernel on Linux.
+    public static func start(_ name: String, _ body: @escaping @Sendable () -> Void) {
+        Thread {
+            _ = docent_name_thread(name)
+            body()
+        }.start()
     }
 
     /// Calls `action` once, on the alarm thread, after `delay`, unless cancelled first. The
@@ -102,7 +112,7 @@ private final class Alarms: @unchecked Sendable {
         pending.append((deadline, alarm, action))
         if !started {
             started = true
-            Thread { [self] in run() }.start()
+            OwnThreads.start("docent-alarms") { [self] in run() }
         }
         pthread_cond_signal(condition)
         pthread_mutex_unlock(mutex)
@@ -152,7 +162,7 @@ private final class SignalThread: @unchecked Sendable {
             return !state.started
         }
         guard start else { return }
-        Thread { [self] in run() }.start()
+        OwnThreads.start("docent-signals") { [self] in run() }
     }
 
     private func run() {

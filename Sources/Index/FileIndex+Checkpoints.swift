@@ -1,5 +1,6 @@
 import CSnippet
 import Dispatch
+import FileAccess
 import Foundation
 import GRDB
 import Synchronization
@@ -28,9 +29,7 @@ final class BackgroundCheckpoints: Sendable {
         var configuration = Configuration()
         configuration.busyMode = .timeout(10)
         connection = try DatabaseQueue(path: path, configuration: configuration)
-        let thread = Thread { [self] in run() }
-        thread.name = "docent-checkpoint"
-        thread.start()
+        OwnThreads.start("docent-checkpoint") { [self] in run() }
     }
 
     /// Called by the writer's commit hook: a checkpoint is due.

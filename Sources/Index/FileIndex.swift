@@ -1,3 +1,4 @@
+import CSQLite
 import CSnippet
 import FileAccess
 public import Foundation
@@ -139,16 +140,46 @@ public final class FileIndex: Sendable {
 
     /// Opens the pool. Switching a brand-new database to WAL needs an exclusive lock, and
     /// SQLite reports a concurrent opener's lock at once (the busy timeout does not apply to
-    /// that switch): such an open is tried again, for up to about five seconds.
+    /// that switch): the switch is made first, and tried again, on a bare connection
+    /// (`switchToWriteAheadLog`); an open that fails all the same is tried again, for up to
+    /// about five seconds.
     private static func openPool(path: String, configuration: Configuration) throws -> DatabasePool {
+        switchToWriteAheadLog(path: path)
         var attempt = 0
         while true {
             do {
                 return try DatabasePool(path: path, configuration: configuration)
             } catch let error as DatabaseError where error.resultCode == .SQLITE_BUSY && attempt < 100 {
+                failedPoolOpens.add(1, ordering: .relaxed)
                 attempt += 1
                 usleep(useconds_t(20_000 + Int.random(in: 0..<30_000)))
             }
+        }
+    }
+
+    /// Puts the database at `path` in WAL mode on a bare SQLite connection, tried again while a
+    /// concurrent opener's switch holds it, before the pool opens: the pool's own switch then
+    /// finds it done. A pool that failed to open frees its connections' dispatch queues, and
+    /// freeing one (GRDB keys them with queue-specific values) starts libdispatch's worker
+    /// pool, whose monitor wakes the process once a second for the rest of its life
+    /// (`OwnThreads`): a watcher that lost this race never slept again. A database already in
+    /// WAL mode is not written; a failure other than a busy lock is left to the pool to report.
+    /// Pools that failed to open in this process, and were tried again (for the tests).
+    static let failedPoolOpens = Atomic<Int>(0)
+
+    private static func switchToWriteAheadLog(path: String) {
+        for _ in 0..<100 {
+            var connection: OpaquePointer?
+            defer { sqlite3_close_v2(connection) }
+            guard sqlite3_open_v2(path, &connection, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, nil) == SQLITE_OK else { return }
+            sqlite3_busy_timeout(connection, 10_000)
+            var statement: OpaquePointer?
+            guard sqlite3_prepare_v2(connection, "PRAGMA journal_mode = WAL", -1, &statement, nil) == SQLITE_OK else { return }
+            let step = sqlite3_step(statement)
+            let mode = step == SQLITE_ROW ? sqlite3_column_text(statement, 0).map { String(cString: $0) } : nil
+            sqlite3_finalize(statement)
+            guard mode != "wal", step == SQLITE_BUSY || sqlite3_extended_errcode(connection) & 0xFF == SQLITE_BUSY else { return }
+            usleep(useconds_t(20_000 + Int.random(in: 0..<30_000)))
         }
     }
 

@@ -25,13 +25,11 @@ final class IndexChanges: Sendable {
     init(_ sources: [any IndexCommits]) {
         self.sources = sources
         for source in sources {
-            let thread = Thread { [subscribers] in
+            OwnThreads.start("docent-serve-follow") { [subscribers] in
                 while source.wait() {
                     for continuation in subscribers.withLock({ Array($0.values) }) { continuation.yield() }
                 }
             }
-            thread.name = "docent-serve-follow"
-            thread.start()
         }
     }
 

@@ -301,7 +301,7 @@ struct ViewerServer: Sendable {
             return events
         }
         let documents = self.documents
-        let thread = Thread {
+        OwnThreads.start("docent-serve-preview") {
             // First the preview as it is now: the page fetched its copy before this stream
             // was followed, and a change in between would otherwise never reach it.
             var shown = Pages.preview(documents.view(file, id: id))
@@ -314,8 +314,6 @@ struct ViewerServer: Sendable {
             }
             continuation.finish()
         }
-        thread.name = "docent-serve-preview"
-        thread.start()
         continuation.onTermination = { _ in follower.stop() }
         return events
     }

@@ -1,4 +1,5 @@
 import Dispatch
+import FileAccess
 import Foundation
 import Synchronization
 public import SystemPackage
@@ -30,12 +31,10 @@ public final class FileFollower: Sendable {
         })
         watcher.setUp()
         let (watcher, done) = (self.watcher, self.done)
-        let thread = Thread {
+        OwnThreads.start("docent-follow") {
             watcher.run()
             done.signal()
         }
-        thread.name = "docent-follow"
-        thread.start()
     }
 
     /// Whether `change` may have touched `file`.

@@ -136,17 +136,19 @@ func childProcesses(of pid: Int32) -> [Int32] {
     }
 }
 
-/// Every thread of `pid` and of its child processes, each with how often it has run
-/// (voluntary and involuntary context switches): a thread that woke up, however briefly,
-/// counts one more; one that started or ended is a new or missing key. Unlike CPU time,
-/// which the kernel samples at its clock tick, this misses no wakeup.
+/// Every thread of `pid` and of its child processes ("pid/tid name": Docent names its own
+/// threads; one of libdispatch's pool would keep the process's name), each with how often
+/// it has run (voluntary and involuntary context switches): a thread that woke up, however
+/// briefly, counts one more; one that started or ended is a new or missing key. Unlike CPU
+/// time, which the kernel samples at its clock tick, this misses no wakeup.
 func wakeups(_ pid: Int32) -> [String: Int] {
     let processes = [pid] + childProcesses(of: pid)
     var threads: [String: Int] = [:]
     for process in processes {
         for task in (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(process)/task")) ?? [] {
             guard let status = try? String(contentsOfFile: "/proc/\(process)/task/\(task)/status", encoding: .utf8) else { continue }
-            threads["\(process)/\(task)"] = status.split(separator: "\n")
+            let name = status.split(separator: "\n").first { $0.hasPrefix("Name:") }?.dropFirst(5).trimmingCharacters(in: .whitespaces) ?? "?"
+            threads["\(process)/\(task) \(name)"] = status.split(separator: "\n")
                 .filter { $0.hasPrefix("voluntary_ctxt_switches") || $0.hasPrefix("nonvoluntary_ctxt_switches") }
                 .compactMap { Int($0.split(separator: ":").last!.trimmingCharacters(in: .whitespaces)) }.reduce(0, +)
         }

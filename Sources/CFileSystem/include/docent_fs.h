@@ -34,6 +34,10 @@ int docent_catch_signal(int sig);
 
 /// The read end of the caught signals' pipe, or -1 before `docent_catch_signal`.
 int docent_signal_reader(void);
+
+/// Names the calling thread (its first 15 bytes: what `top -H`, `ps -L` and gdb show).
+/// 0, or an error number.
+int docent_name_thread(const char *name);
 #include <stddef.h>
 #include <sys/types.h>
 
