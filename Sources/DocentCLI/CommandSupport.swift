@@ -39,10 +39,10 @@ package struct IndexLocation: ParsableArguments {
     }
 
     /// Opens the index for reading; a damaged or newer index is a clear error (exit 2).
-    package func open(mappedReads: Bool = false) throws -> any IndexStore {
+    package func open() throws -> any IndexStore {
         if isServer { return try openServerIndex(waiting: 0) }
         do {
-            return try FileIndex(path: resolved, mappedReads: mappedReads, privateDirectory: path == nil)
+            return try FileIndex(path: resolved, privateDirectory: path == nil)
         } catch {
             throw Self.failure(error, path: resolved)
         }

@@ -20,16 +20,12 @@ public final class FileIndex: Sendable {
     ///
     /// - Throws: `IndexError.newerSchema` when a newer Docent made the index, and
     ///   `IndexError.cannotOpen` with SQLite's message otherwise.
-    /// `mappedReads` reads pages through a memory mapping rather than a read() each: faster
-    /// for a search, which visits thousands, but every page touched then counts as the
-    /// process's resident memory — so the indexer and the watcher do without.
-    ///
     /// The index holds the text of the user's files: it and every file beside it are made
     /// `0600`, and its directory `0700` when Docent makes it (`privateDirectory`: also when it
     /// exists, for Docent's own directory), whatever the umask.
-    public init(path: String, mappedReads: Bool = false, privateDirectory: Bool = false) throws(IndexError) {
+    public init(path: String, privateDirectory: Bool = false) throws(IndexError) {
         self.path = path
-        let configuration = Self.configuration(mappedReads: mappedReads)
+        let configuration = Self.configuration()
         do {
             try Self.preparePrivateFiles(path: path, privateDirectory: privateDirectory)
             pool = try Self.openPool(path: path, configuration: configuration)
@@ -73,7 +69,7 @@ public final class FileIndex: Sendable {
     }
 
     /// The connections' set-up: busy timeout, pragmas, Docent's SQL functions.
-    private static func configuration(mappedReads: Bool) -> Configuration {
+    private static func configuration() -> Configuration {
         var configuration = Configuration()
         configuration.busyMode = .timeout(10)
         configuration.prepareDatabase { db in
@@ -81,7 +77,9 @@ public final class FileIndex: Sendable {
             // A checkpoint leaves the write-ahead log at most this long (a cold index writes
             // hundreds of MB through it).
             try db.execute(sql: "PRAGMA journal_size_limit = 67108864")
-            if mappedReads { try db.execute(sql: "PRAGMA mmap_size = 1073741824") }
+            // Pages are read with read(), not through a memory mapping: mapped, a search paid
+            // a page fault for every page it touched (12% of its time at a million files; the
+            // bench corpus's searches the same either way).
             db.add(function: StoredText.inflateFunction)
             db.add(function: StoredText.inflatePrefixFunction)
             db.add(function: StoredText.deflateFunction)
@@ -97,8 +95,7 @@ public final class FileIndex: Sendable {
         pool = queue
     }
 
-    /// Opens the index for searching: one connection reading pages through a memory mapping,
-    /// made with no pool and no migration run — a search process spends a few milliseconds in
+    /// Opens the index for searching: one connection, made with no pool and no migration run — a search process spends a few milliseconds in
     /// all, and a pool's writer and reader connections, WAL set-up and migrator checks were
     /// several of them. An index whose migrations are not exactly Docent's (older, newer, new,
     /// damaged) is opened as `init(path:)` opens it, which migrates or says why it cannot.
@@ -107,14 +104,14 @@ public final class FileIndex: Sendable {
         let queue: DatabaseQueue
         do {
             try preparePrivateFiles(path: path, privateDirectory: privateDirectory)
-            queue = try DatabaseQueue(path: path, configuration: configuration(mappedReads: true))
+            queue = try DatabaseQueue(path: path, configuration: configuration())
             let applied = try queue.read { try String.fetchSet($0, sql: "SELECT identifier FROM grdb_migrations") }
             if applied == Set(migrator.migrations) { return FileIndex(path: path, searchingWith: queue) }
             try queue.close()
         } catch {
             // Damage, a missing table, a busy index: the full open below tells which.
         }
-        return try FileIndex(path: path, mappedReads: true, privateDirectory: privateDirectory)
+        return try FileIndex(path: path, privateDirectory: privateDirectory)
     }
 
     /// Makes the index's directory and files private before SQLite opens them: a new
