@@ -244,7 +244,7 @@ let package = Package(
         ),
         .testTarget(
             name: "IndexTests",
-            dependencies: ["Index", "CSnippet", "TestSupport", .product(name: "GRDB", package: "GRDB.swift")]
+            dependencies: ["Index", "CSnippet", "FileAccess", "TestSupport", .product(name: "GRDB", package: "GRDB.swift")]
         ),
         .testTarget(name: "RenderingTests", dependencies: ["Rendering", "DocumentModel"]),
         .testTarget(
