@@ -119,7 +119,7 @@ package final class LiveIndexer: Sendable {
         OwnThreads.concurrentPerform(iterations: min(indexer.workers, work.count)) { worker in
             var i = worker
             while i < work.count {
-                if let row = indexer.row(for: work[i]) { rows.withLock { $0.append(row) } }
+                if let row = indexer.row(for: work[i]).map(indexer.index.prepareForWrite) { rows.withLock { $0.append(row) } }
                 i += indexer.workers
             }
         }

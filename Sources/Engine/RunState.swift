@@ -53,7 +53,7 @@ final class RunState: Sendable {
     func work(indexer: Indexer, queue: WorkQueue<QueuedFile>) {
         func read(_ path: FilePath, large: Bool = false) {
             done.add(1, ordering: .relaxed)
-            if let row = indexer.row(for: path, identical: large ? identical : nil) { store([row], indexer: indexer) }
+            if let row = indexer.row(for: path, identical: large ? identical : nil) { store([indexer.index.prepareForWrite(row)], indexer: indexer) }
             report(path.removingLastComponent())
         }
         func readLarge(_ path: FilePath) {
@@ -83,7 +83,7 @@ final class RunState: Sendable {
         let full: (rows: [IndexedFile], bytes: Int)? = batch.withLock { batch in
             for row in rows {
                 batch.rows.append(row)
-                batch.bytes += row.text.utf8.count
+                batch.bytes += row.text.utf8.count + row.storageForm.bytes
                 batch.stored += 1
                 if row.errorKind != nil { batch.errors += 1 }
             }

@@ -14,9 +14,11 @@ extension FileIndex {
         var last: [PathKey: Int] = [:]
         for (i, file) in files.enumerated() { last[PathKey(file.path)] = i }
         let files = files.enumerated().filter { last[PathKey($0.element.path)] == $0.offset }.map(\.element)
-        // Compression and identifier splitting happen before the write lock is taken.
-        let parts = files.map { IdentifierParts.split($0.name, $0.text) }
-        let stored = zip(files, parts).map { (body: StoredText.deflate($0.text), parts: StoredText.deflate($1)) }
+        // Compression and identifier splitting happen before the write lock is taken, mostly
+        // before the batch reached this writer (`prepareForWrite`).
+        let storage = files.map(Self.storage(of:))
+        let parts = storage.map(\.parts)
+        let stored = storage.map { (body: $0.body, parts: $0.storedParts) }
         try write { db in
             let existing = try db.cachedStatement(sql: "SELECT id, device, inode, contentType FROM files WHERE path = ?")
             let rows = try files.map { try Row.fetchOne(existing, arguments: [Data($0.path)]) }
@@ -58,6 +60,26 @@ extension FileIndex {
                                             FolderWords.words(ofParent: file.parent), file.headings ?? ""])
             }
         }
+    }
+
+    /// `file` with its identifier parts and compressed texts made (see `StorageForm`).
+    public func prepareForWrite(_ file: IndexedFile) -> IndexedFile {
+        var file = file
+        let parts = IdentifierParts.split(file.name, file.text)
+        file.storageForm.made = StorageForm.Made(name: file.name, text: file.text, parts: parts,
+                                                 body: StoredText.deflate(file.text), storedParts: StoredText.deflate(parts))
+        return file
+    }
+
+    /// What `upsert` stores of `file`: made ahead when it was (for the name and text it has
+    /// now), else now.
+    static func storage(of file: IndexedFile) -> (parts: String, body: Data, storedParts: Data) {
+        let name = file.name
+        if let made = file.storageForm.made, made.name == name, made.text == file.text {
+            return (made.parts, made.body, made.storedParts)
+        }
+        let parts = IdentifierParts.split(name, file.text)
+        return (parts, StoredText.deflate(file.text), StoredText.deflate(parts))
     }
 
     /// Rewrites row `id` for `file` at the same path. Only the columns a change of the file

@@ -17,6 +17,9 @@ public protocol IndexStore: AnyObject, Sendable {
     var host: String { get }
 
     // MARK: Rows the indexer writes
+    /// `file` with what its write will need made ahead, on the thread that read the file
+    /// (see `StorageForm`); `upsert` then only stores it.
+    func prepareForWrite(_ file: IndexedFile) -> IndexedFile
     func upsert(_ files: [IndexedFile]) throws(IndexError)
     @discardableResult func remove(_ paths: [[UInt8]]) throws(IndexError) -> Int
     func move(from old: [UInt8], to new: [UInt8]) throws(IndexError)
@@ -90,6 +93,9 @@ public protocol IndexStore: AnyObject, Sendable {
 }
 
 extension IndexStore {
+    /// By default nothing: the store makes what it writes when it writes it (PostgreSQL).
+    public func prepareForWrite(_ file: IndexedFile) -> IndexedFile { file }
+
     /// By default nothing: a store whose server decides when commits reach the disk
     /// (PostgreSQL, where a host's empty index is not an empty database: other hosts' rows share it).
     public func fillingEmptyIndex(_ filling: Bool) throws(IndexError) {}
