@@ -65,21 +65,21 @@ extension FileIndex {
     /// `file` with its identifier parts and compressed texts made (see `StorageForm`).
     public func prepareForWrite(_ file: IndexedFile) -> IndexedFile {
         var file = file
-        let parts = IdentifierParts.split(file.name, file.text)
-        file.storageForm.made = StorageForm.Made(name: file.name, text: file.text, parts: parts,
-                                                 body: StoredText.deflate(file.text), storedParts: StoredText.deflate(parts))
+        file.storageForm.made = Self.made(name: file.name, text: file.text)
         return file
     }
 
     /// What `upsert` stores of `file`: made ahead when it was (for the name and text it has
     /// now), else now.
-    static func storage(of file: IndexedFile) -> (parts: String, body: Data, storedParts: Data) {
+    static func storage(of file: IndexedFile) -> StorageForm.Made {
         let name = file.name
-        if let made = file.storageForm.made, made.name == name, made.text == file.text {
-            return (made.parts, made.body, made.storedParts)
-        }
-        let parts = IdentifierParts.split(name, file.text)
-        return (parts, StoredText.deflate(file.text), StoredText.deflate(parts))
+        if let made = file.storageForm.made, made.name == name, made.text == file.text { return made }
+        return made(name: name, text: file.text)
+    }
+
+    private static func made(name: String, text: String) -> StorageForm.Made {
+        let parts = IdentifierParts.split(name, text)
+        return StorageForm.Made(name: name, text: text, parts: parts, body: StoredText.deflate(text), storedParts: StoredText.deflate(parts))
     }
 
     /// Rewrites row `id` for `file` at the same path. Only the columns a change of the file

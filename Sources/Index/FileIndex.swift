@@ -95,9 +95,9 @@ public final class FileIndex: Sendable {
         pool = queue
     }
 
-    /// Opens the index for searching: one connection, made with no pool and no migration run — a search process spends a few milliseconds in
-    /// all, and a pool's writer and reader connections, WAL set-up and migrator checks were
-    /// several of them. An index whose migrations are not exactly Docent's (older, newer, new,
+    /// Opens the index for searching: one connection, made with no pool and no migration run —
+    /// a search process spends a few milliseconds in all, and a pool's writer and reader
+    /// connections, WAL set-up and migrator checks were several of them. An index whose migrations are not exactly Docent's (older, newer, new,
     /// damaged) is opened as `init(path:)` opens it, which migrates or says why it cannot.
     /// Modes are made private as there.
     public static func searching(path: String, privateDirectory: Bool = false) throws(IndexError) -> FileIndex {
@@ -154,6 +154,9 @@ public final class FileIndex: Sendable {
         }
     }
 
+    /// Pools that failed to open in this process, and were tried again (for the tests).
+    static let failedPoolOpens = Atomic<Int>(0)
+
     /// Puts the database at `path` in WAL mode on a bare SQLite connection, tried again while a
     /// concurrent opener's switch holds it, before the pool opens: the pool's own switch then
     /// finds it done. A pool that failed to open frees its connections' dispatch queues, and
@@ -161,9 +164,6 @@ public final class FileIndex: Sendable {
     /// pool, whose monitor wakes the process once a second for the rest of its life
     /// (`OwnThreads`): a watcher that lost this race never slept again. A database already in
     /// WAL mode is not written; a failure other than a busy lock is left to the pool to report.
-    /// Pools that failed to open in this process, and were tried again (for the tests).
-    static let failedPoolOpens = Atomic<Int>(0)
-
     private static func switchToWriteAheadLog(path: String) {
         for _ in 0..<100 {
             var connection: OpaquePointer?
