@@ -18,8 +18,9 @@
  * (its LIMIT plus its OFFSET), with the work bounded by them (max-score pruning, as in
  * Turtle and Flood's MaxScore, at the level of one row). The function keeps the k best
  * scores seen so far. A row's score has an upper bound that needs only its occurrences,
- * already read: BM25 falls as a row grows longer, and a row is at least as long as any one
- * phrase's count of occurrences in it. When that bound is below the k-th best score so far,
+ * already read: BM25 falls as a row grows longer, and a row is at least as long, in each
+ * column, as the furthest of its occurrences there reaches (an occurrence at offset 150 of
+ * the body: 151 tokens at least). When that bound is below the k-th best score so far,
  * the row cannot be among the k best: its length is never looked up and the bound is returned
  * in place of its score (also below the k-th best, so ORDER BY … LIMIT k drops it as it would
  * have dropped the row's score). Rows that may be among the best get their exact score. The
@@ -35,7 +36,10 @@
  * engines cascade a cheap ranking into a finer one: docent_rank, pruned, picks the k best by
  * bm25(); each row it keeps among them gets its docent_score as well, from the figures already
  * at hand, and `docent_rescored(rowid)` returns it until the connection's next docent_rank
- * (the search orders its window of best rows by it). docent_score itself, unpruned, scores
+ * (the search orders its window of best rows by it), and `docent_kept_proximity(rowid)` the
+ * row's docent_proximity, worked out while its positions were at hand: asked of FTS5 with
+ * `rowid IN (…)`, the match ran again for each row (5–10 ms for two words at a million files).
+ * docent_score itself, unpruned, scores
  * rows given by id (`rowid IN (…)`) on the same scale.
  *
  * docent_proximity(fts): how near the query's words stand in the row — the mean, over each
@@ -55,6 +59,8 @@
 
 enum { PAGE_BITS = 12, PAGE = 1 << PAGE_BITS };
 enum { PROXIMITY_POSITIONS = 256, PROXIMITY_FAR = 1000 };
+/* Columns whose reach bounds a row's length (a table with more: the rest count as reaching 0). */
+enum { REACH_COLUMNS = 16 };
 
 /* Row lengths in tokens (+1; 0 is "not known"), in pages of PAGE rows made as needed. */
 typedef struct {
@@ -62,7 +68,8 @@ typedef struct {
     int known;                   /* `version` has been read */
     int **pages;
     size_t count;                /* of `pages` */
-    /* The last docent_rank's kept rows and their docent_score (open addressing, rowid + 1 as key). */
+    /* The last docent_rank's kept rows, their docent_score and their docent_proximity (open
+       addressing, rowid + 1 as key; two values a row). */
     sqlite3_int64 *rescoredRows;
     double *rescoredScores;
     size_t rescoredCount, rescoredCapacity;
@@ -82,19 +89,21 @@ static size_t rescored_slot(const Lengths *lengths, sqlite3_int64 rowid) {
     return at;
 }
 
-/* Remembers `rowid`'s docent_score (nothing when memory runs out: the search keeps bm25()'s order). */
-static void rescored_put(Lengths *lengths, sqlite3_int64 rowid, double score) {
+/* Remembers `rowid`'s docent_score and proximity (nothing when memory runs out: the search keeps
+   bm25()'s order, and asks FTS5 for the proximity). */
+static void rescored_put(Lengths *lengths, sqlite3_int64 rowid, double score, double near) {
     if ((lengths->rescoredCount + 1) * 2 > lengths->rescoredCapacity) {
         size_t capacity = lengths->rescoredCapacity ? lengths->rescoredCapacity * 2 : 256;
         sqlite3_int64 *rows = calloc(capacity, sizeof *rows);
-        double *scores = malloc(capacity * sizeof *scores);
+        double *scores = malloc(2 * capacity * sizeof *scores);
         if (!rows || !scores) { free(rows); free(scores); return; }
         Lengths grown = { .rescoredRows = rows, .rescoredScores = scores, .rescoredCapacity = capacity };
         for (size_t i = 0; i < lengths->rescoredCapacity; i++) {
             if (lengths->rescoredRows[i] == 0) continue;
             size_t at = rescored_slot(&grown, lengths->rescoredRows[i] - 1);
             rows[at] = lengths->rescoredRows[i];
-            scores[at] = lengths->rescoredScores[i];
+            scores[2 * at] = lengths->rescoredScores[2 * i];
+            scores[2 * at + 1] = lengths->rescoredScores[2 * i + 1];
         }
         free(lengths->rescoredRows);
         free(lengths->rescoredScores);
@@ -105,7 +114,8 @@ static void rescored_put(Lengths *lengths, sqlite3_int64 rowid, double score) {
     size_t at = rescored_slot(lengths, rowid);
     if (lengths->rescoredRows[at] == 0) lengths->rescoredCount++;
     lengths->rescoredRows[at] = rowid + 1;
-    lengths->rescoredScores[at] = score;
+    lengths->rescoredScores[2 * at] = score;
+    lengths->rescoredScores[2 * at + 1] = near;
 }
 
 static void lengths_clear(Lengths *lengths) {
@@ -143,6 +153,8 @@ static int *lengths_slot(Lengths *lengths, sqlite3_int64 rowid) {
 /* What one search needs of the whole table, worked out at its first row. */
 typedef struct {
     int phrases;
+    int columns;                 /* of the table, each with its weight */
+    double *weight;              /* an occurrence's weight in each column (1 where none was given) */
     double average;              /* tokens per row */
     double *idf;                 /* per phrase */
     double *frequency;           /* per phrase, for the row at hand */
@@ -208,9 +220,10 @@ static int query_data(const Fts5ExtensionApi *api, Fts5Context *fts, sqlite3_con
     int phrases = api->xPhraseCount(fts), columns = api->xColumnCount(fts);
     sqlite3_int64 k = argc > columns ? sqlite3_value_int64(argv[columns]) : 0;
     int top = k > 0 && k <= 100000 ? (int)k : 0;
-    query = sqlite3_malloc64(sizeof *query + (size_t)(phrases * 2 + top) * sizeof(double) + (size_t)top * sizeof(sqlite3_int64));
+    query = sqlite3_malloc64(sizeof *query + (size_t)(phrases * 2 + top + columns) * sizeof(double) + (size_t)top * sizeof(sqlite3_int64));
     if (!query) return SQLITE_NOMEM;
     query->phrases = phrases;
+    query->columns = columns;
     query->idf = (double *)&query[1];
     query->frequency = query->idf + phrases;
     query->top = top;
@@ -218,6 +231,8 @@ static int query_data(const Fts5ExtensionApi *api, Fts5Context *fts, sqlite3_con
     if (top > 0) rescored_clear(lengths);
     query->best = query->frequency + phrases;
     query->bestRow = (sqlite3_int64 *)(query->best + top);
+    query->weight = (double *)(query->bestRow + top);
+    for (int c = 0; c < columns; c++) query->weight[c] = argc > c ? sqlite3_value_double(argv[c]) : 1.0;
     sqlite3_int64 rows = 0, tokens = 0;
     int rc = api->xRowCount(fts, &rows);
     if (rc == SQLITE_OK) rc = api->xColumnTotalSize(fts, -1, &tokens);
@@ -253,66 +268,6 @@ static double bm25(const Query *query, double d, double k1, double b) {
     return score;
 }
 
-static void rank_with(const Fts5ExtensionApi *api, Fts5Context *fts, sqlite3_context *result, int argc, sqlite3_value **argv,
-                      double k1, double b) {
-    Query *query = NULL;
-    int rc = query_data(api, fts, result, argc, argv, &query);
-    if (rc != SQLITE_OK) { sqlite3_result_error_code(result, rc); return; }
-    int columns = api->xColumnCount(fts), shortest = 0;
-    for (int i = 0; i < query->phrases; i++) {
-        double frequency = 0;
-        int occurrences = 0;
-        Fts5PhraseIter iterator;
-        int column = 0, offset = 0;
-        rc = api->xPhraseFirst(fts, i, &iterator, &column, &offset);
-        if (rc != SQLITE_OK) { sqlite3_result_error_code(result, rc); return; }
-        while (column >= 0) {
-            frequency += column < columns && argc > column ? sqlite3_value_double(argv[column]) : 1.0;
-            occurrences++;
-            api->xPhraseNext(fts, &iterator, &column, &offset);
-        }
-        query->frequency[i] = frequency;
-        if (occurrences > shortest) shortest = occurrences;
-    }
-    if (query->top > 0 && query->held == query->top) {
-        /* The row's best possible score: as if it were no longer than its occurrences. */
-        double bound = bm25(query, (double)shortest, k1, b);
-        if (bound < query->best[0]) { sqlite3_result_double(result, -1.0 * bound); return; }
-    }
-    int length = 0;
-    Lengths *lengths = api->xUserData(fts);
-    rc = row_length(api, fts, lengths, &length);
-    if (rc != SQLITE_OK) { sqlite3_result_error_code(result, rc); return; }
-    double score = bm25(query, (double)length, k1, b);
-    sqlite3_int64 rowid = api->xRowid(fts);
-    /* A row kept, or tied with the k-th best (the statement's ORDER BY … LIMIT may keep it in
-       place of the one kept here: copies of one file score alike), gets its docent_score. */
-    if (query->top > 0 && (best_add(query, rowid, score) || score >= query->best[0]))
-        rescored_put(lengths, rowid, bm25(query, (double)length, SCORE_K1, SCORE_B));
-    sqlite3_result_double(result, -1.0 * score);
-}
-
-static void rank(const Fts5ExtensionApi *api, Fts5Context *fts, sqlite3_context *result, int argc, sqlite3_value **argv) {
-    rank_with(api, fts, result, argc, argv, 1.2, 0.75);
-}
-
-static void score(const Fts5ExtensionApi *api, Fts5Context *fts, sqlite3_context *result, int argc, sqlite3_value **argv) {
-    /* Never pruned: a k given is ignored. */
-    rank_with(api, fts, result, argc > api->xColumnCount(fts) ? api->xColumnCount(fts) : argc, argv, SCORE_K1, SCORE_B);
-}
-
-/* docent_rescored(rowid): the row's docent_score, when the connection's last docent_rank kept it. */
-static void rescored(sqlite3_context *context, int argc, sqlite3_value **argv) {
-    (void)argc;
-    const Lengths *lengths = sqlite3_user_data(context);
-    sqlite3_int64 rowid = sqlite3_value_int64(argv[0]);
-    size_t at = lengths->rescoredCapacity > 0 && rowid >= 0 ? rescored_slot(lengths, rowid) : 0;
-    if (lengths->rescoredCapacity > 0 && rowid >= 0 && lengths->rescoredRows[at] != 0)
-        sqlite3_result_double(context, -1.0 * lengths->rescoredScores[at]);
-    else
-        sqlite3_result_null(context);
-}
-
 /* The closest two of positions x and y (each `column << 24 | offset`, ascending) in one column. */
 static int closest(const int *x, int nx, const int *y, int ny) {
     int i = 0, j = 0, best = PROXIMITY_FAR;
@@ -326,18 +281,18 @@ static int closest(const int *x, int nx, const int *y, int ny) {
     return best;
 }
 
-static void proximity(const Fts5ExtensionApi *api, Fts5Context *fts, sqlite3_context *result, int argc, sqlite3_value **argv) {
-    (void)argc; (void)argv;
+/* docent_proximity's value for the row at hand, into `*near`. */
+static int row_proximity(const Fts5ExtensionApi *api, Fts5Context *fts, double *near) {
     int phrases = api->xPhraseCount(fts);
-    if (phrases < 2) { sqlite3_result_double(result, 0); return; }
+    if (phrases < 2) { *near = 0; return SQLITE_OK; }
     int *positions = sqlite3_malloc64((size_t)phrases * (PROXIMITY_POSITIONS + 1) * sizeof(int));
-    if (!positions) { sqlite3_result_error_nomem(result); return; }
+    if (!positions) return SQLITE_NOMEM;
     int *counts = positions + (size_t)phrases * PROXIMITY_POSITIONS;
     for (int i = 0; i < phrases; i++) {
         Fts5PhraseIter iterator;
         int column = 0, offset = 0, kept = 0;
         int rc = api->xPhraseFirst(fts, i, &iterator, &column, &offset);
-        if (rc != SQLITE_OK) { sqlite3_free(positions); sqlite3_result_error_code(result, rc); return; }
+        if (rc != SQLITE_OK) { sqlite3_free(positions); return rc; }
         while (column >= 0 && kept < PROXIMITY_POSITIONS) {
             if (offset < 0xFFFFFF) positions[(size_t)i * PROXIMITY_POSITIONS + kept++] = column << 24 | offset;
             api->xPhraseNext(fts, &iterator, &column, &offset);
@@ -350,8 +305,94 @@ static void proximity(const Fts5ExtensionApi *api, Fts5Context *fts, sqlite3_con
                              positions + (size_t)(i + 1) * PROXIMITY_POSITIONS, counts[i + 1]);
     }
     sqlite3_free(positions);
-    sqlite3_result_double(result, distances / (phrases - 1));
+    *near = distances / (phrases - 1);
+    return SQLITE_OK;
 }
+
+static void rank_with(const Fts5ExtensionApi *api, Fts5Context *fts, sqlite3_context *result, int argc, sqlite3_value **argv,
+                      double k1, double b) {
+    Query *query = NULL;
+    int rc = query_data(api, fts, result, argc, argv, &query);
+    if (rc != SQLITE_OK) { sqlite3_result_error_code(result, rc); return; }
+    /* How far into each column the row's occurrences reach (the furthest offset + 1): the row
+       is at least that long there, so their sum bounds its length from below, no lookup needed. */
+    sqlite3_int64 reach[REACH_COLUMNS] = {0};
+    for (int i = 0; i < query->phrases; i++) {
+        double frequency = 0;
+        Fts5PhraseIter iterator;
+        int column = 0, offset = 0;
+        rc = api->xPhraseFirst(fts, i, &iterator, &column, &offset);
+        if (rc != SQLITE_OK) { sqlite3_result_error_code(result, rc); return; }
+        while (column >= 0) {
+            frequency += column < query->columns ? query->weight[column] : 1.0;
+            if (column < REACH_COLUMNS && offset >= reach[column]) reach[column] = (sqlite3_int64)offset + 1;
+            api->xPhraseNext(fts, &iterator, &column, &offset);
+        }
+        query->frequency[i] = frequency;
+    }
+    if (query->top > 0 && query->held == query->top) {
+        /* The row's best possible score: as if it were no longer than its occurrences reach. */
+        sqlite3_int64 shortest = 0;
+        for (int c = 0; c < REACH_COLUMNS; c++) shortest += reach[c];
+        double bound = bm25(query, (double)shortest, k1, b);
+        if (bound < query->best[0]) { sqlite3_result_double(result, -1.0 * bound); return; }
+    }
+    int length = 0;
+    Lengths *lengths = api->xUserData(fts);
+    rc = row_length(api, fts, lengths, &length);
+    if (rc != SQLITE_OK) { sqlite3_result_error_code(result, rc); return; }
+    double score = bm25(query, (double)length, k1, b);
+    sqlite3_int64 rowid = api->xRowid(fts);
+    /* A row kept, or tied with the k-th best (the statement's ORDER BY … LIMIT may keep it in
+       place of the one kept here: copies of one file score alike), gets its docent_score. */
+    if (query->top > 0 && (best_add(query, rowid, score) || score >= query->best[0])) {
+        double near = -1;  /* not known: the search asks docent_proximity */
+        if (row_proximity(api, fts, &near) != SQLITE_OK) near = -1;
+        rescored_put(lengths, rowid, bm25(query, (double)length, SCORE_K1, SCORE_B), near);
+    }
+    sqlite3_result_double(result, -1.0 * score);
+}
+
+static void rank(const Fts5ExtensionApi *api, Fts5Context *fts, sqlite3_context *result, int argc, sqlite3_value **argv) {
+    rank_with(api, fts, result, argc, argv, 1.2, 0.75);
+}
+
+static void score(const Fts5ExtensionApi *api, Fts5Context *fts, sqlite3_context *result, int argc, sqlite3_value **argv) {
+    /* Never pruned: a k given is ignored. */
+    rank_with(api, fts, result, argc > api->xColumnCount(fts) ? api->xColumnCount(fts) : argc, argv, SCORE_K1, SCORE_B);
+}
+
+/* docent_rescored(rowid): the row's docent_score, when the connection's last docent_rank kept
+   it; docent_kept_proximity(rowid): its docent_proximity then (NULL when not known). */
+static void rescored_value(sqlite3_context *context, sqlite3_value **argv, int which) {
+    const Lengths *lengths = sqlite3_user_data(context);
+    sqlite3_int64 rowid = sqlite3_value_int64(argv[0]);
+    size_t at = lengths->rescoredCapacity > 0 && rowid >= 0 ? rescored_slot(lengths, rowid) : 0;
+    double value = 0;
+    int known = lengths->rescoredCapacity > 0 && rowid >= 0 && lengths->rescoredRows[at] != 0;
+    if (known) value = lengths->rescoredScores[2 * at + which];
+    if (!known || (which == 1 && value < 0)) sqlite3_result_null(context);
+    else sqlite3_result_double(context, which == 0 ? -1.0 * value : value);
+}
+
+static void rescored(sqlite3_context *context, int argc, sqlite3_value **argv) {
+    (void)argc;
+    rescored_value(context, argv, 0);
+}
+
+static void kept_proximity(sqlite3_context *context, int argc, sqlite3_value **argv) {
+    (void)argc;
+    rescored_value(context, argv, 1);
+}
+
+static void proximity(const Fts5ExtensionApi *api, Fts5Context *fts, sqlite3_context *result, int argc, sqlite3_value **argv) {
+    (void)argc; (void)argv;
+    double near = 0;
+    int rc = row_proximity(api, fts, &near);
+    if (rc != SQLITE_OK) sqlite3_result_error_code(result, rc);
+    else sqlite3_result_double(result, near);
+}
+
 
 int docent_register_rank(sqlite3 *db, fts5_api *api) {
     Lengths *lengths = calloc(1, sizeof *lengths);
@@ -361,5 +402,7 @@ int docent_register_rank(sqlite3 *db, fts5_api *api) {
     /* The others share docent_rank's lengths, which live as long as the connection. */
     rc = api->xCreateFunction(api, "docent_score", lengths, score, NULL);
     if (rc == SQLITE_OK) rc = sqlite3_create_function_v2(db, "docent_rescored", 1, SQLITE_UTF8, lengths, rescored, NULL, NULL, NULL);
+    if (rc == SQLITE_OK)
+        rc = sqlite3_create_function_v2(db, "docent_kept_proximity", 1, SQLITE_UTF8, lengths, kept_proximity, NULL, NULL, NULL);
     return rc == SQLITE_OK ? api->xCreateFunction(api, "docent_proximity", NULL, proximity, NULL) : rc;
 }

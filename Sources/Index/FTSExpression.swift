@@ -47,6 +47,19 @@ public indirect enum FTSExpression: Sendable, Hashable {
         }
     }
 
+    /// Whether FTS5 runs part of it as a prefix query (a prefix, or one CJK character), which
+    /// merges every term under the prefix each time the expression runs.
+    public var runsAsPrefix: Bool {
+        switch self {
+        case .term(let word): Self.isOneCJKCharacter(word)
+        case .prefix: true
+        case .phrase: false
+        case .and(let parts), .or(let parts): parts.contains(where: \.runsAsPrefix)
+        case .not(let positive, let negative): positive.runsAsPrefix || negative.runsAsPrefix
+        case .columns(_, let inner): inner.runsAsPrefix
+        }
+    }
+
     /// Whether `word` is a single character that the index holds only in bigrams.
     package static func isOneCJKCharacter(_ word: String) -> Bool {
         let scalars = word.unicodeScalars

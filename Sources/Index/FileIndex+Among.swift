@@ -25,7 +25,7 @@ extension FileIndex {
     /// `contentType` and on the extension): each match is then tested against them in memory
     /// instead of being looked up in `files` (a common word with `type:pdf` in a million files:
     /// every one of its matches was a lookup). The filters so answered come with them.
-    func rowsOfFewFiles(_ request: SearchRequest) throws(IndexError) -> (Set<Int64>?, AmongFilters) {
+    func rowsOfFewFiles(_ request: SearchRequest) throws(IndexError) -> ([Int64]?, AmongFilters) {
         guard request.match != nil else { return (nil, []) }
         // Extensions with a dot in them (`tar.gz`) are not one last extension: left to LIKE.
         let extensions = request.extensions.map { $0.lowercased() }
@@ -38,27 +38,40 @@ extension FileIndex {
                 byExtension = false
                 if types == nil { return (nil, []) }
             }
-            func few(_ sql: String, _ values: [String]) throws -> Set<Int64>? {
-                let ids = try Int64.fetchAll(db, sql: sql + " IN (" + Array(repeating: "?", count: values.count).joined(separator: ", ") + ") LIMIT ?",
+            // Sorted ids, as `docent_among` searches them (the index gives each value's in order).
+            func few(_ sql: String, _ values: [String]) throws -> [Int64]? {
+                var ids = try Int64.fetchAll(db, sql: sql + " IN (" + Array(repeating: "?", count: values.count).joined(separator: ", ") + ") LIMIT ?",
                                              arguments: StatementArguments(values + [Self.fewFiles + 1] as [any DatabaseValueConvertible]))
-                return ids.count > Self.fewFiles ? nil : Set(ids)
+                guard ids.count <= Self.fewFiles else { return nil }
+                if values.count > 1 || zip(ids, ids.dropFirst()).contains(where: { $0 >= $1 }) { ids = Array(Set(ids)).sorted() }
+                return ids
             }
-            var among: Set<Int64>?, filters: AmongFilters = []
+            var among: [Int64]?, filters: AmongFilters = []
             if let types, let ids = try few("SELECT id FROM files WHERE contentType", types.sorted()) {
                 (among, filters) = (ids, [.types])
             }
             if byExtension, let ids = try few("SELECT id FROM files WHERE \(Self.extensionExpression)", extensions.sorted()) {
-                among = among.map { $0.intersection(ids) } ?? ids
+                among = among.map { Self.intersection($0, ids) } ?? ids
                 filters.insert(.extensions)
             }
             return (among, filters)
         }
     }
 
-    /// Runs `body` with `docent_among(rowid)` true for the rows of `among`, when there are such rows.
-    static func among<T>(_ among: Set<Int64>?, _ db: Database, _ body: () throws -> T) throws -> T {
+    /// The ids in both of two sorted lists, sorted.
+    static func intersection(_ a: [Int64], _ b: [Int64]) -> [Int64] {
+        var (i, j, both) = (0, 0, [Int64]())
+        while i < a.count, j < b.count {
+            if a[i] < b[j] { i += 1 } else if b[j] < a[i] { j += 1 } else { both.append(a[i]); (i, j) = (i + 1, j + 1) }
+        }
+        return both
+    }
+
+    /// Runs `body` with `docent_among(rowid)` true for the rows of `among` (sorted ascending),
+    /// when there are such rows.
+    static func among<T>(_ among: [Int64]?, _ db: Database, _ body: () throws -> T) throws -> T {
         guard let among else { return try body() }
-        let ids = among.sorted().map { CLongLong($0) }
+        let ids = among.map { CLongLong($0) }
         return try ids.withUnsafeBufferPointer { ids in
             let connection = UnsafeMutableRawPointer(db.sqliteConnection)
             let rc = docent_register_among(connection, ids.baseAddress, Int32(ids.count))

@@ -82,6 +82,25 @@ struct FileIndexTests {
         #expect(plan.score > 0)
     }
 
+    @Test("A prefix's hits have snippets marking the words it matched (made in one pass over the match), and only the hits asked for")
+    func prefixSnippets() throws {
+        let endings = ["a kettle", "two kettles", "no such word"]
+        try index.upsert((0..<30).map { (i: Int) -> IndexedFile in
+            let body: String = "filler \(i) then " + endings[i % 3]
+            return file("/r/k\(i).txt", body, inode: Int64(100 + i))
+        })
+        var request = SearchRequest(match: .prefix("kett"), limit: 5)
+        let hits = try index.search(request)
+        #expect(hits.count == 5)
+        for hit in hits {
+            #expect(hit.snippet.contains("\(SearchHit.matchStart)kettle"), "\(hit.displayPath): \(hit.snippet)")
+        }
+        // Every match, past the window ranked again, each with its snippet.
+        request.limit = 100
+        let all = try index.search(request)
+        #expect(all.count == 20 && all.allSatisfy { $0.snippet.contains(SearchHit.matchStart) })
+    }
+
     @Test("Type filters take the identifiers the caller expanded through conformance")
     func typeFilter() throws {
         #expect(Set(try paths(nil, types: ["public.swift-source", "public.python-script"])) == ["/r/src/parser.swift", "/r/src/util.py"])

@@ -82,6 +82,38 @@ struct TopRankTests {
         }
     }
 
+    @Test("The rows kept carry their proximity, as docent_proximity gives it for the same match", arguments: [31, 32, 33])
+    func keptProximity(seed: UInt64) throws {
+        let dir = try TemporaryDirectory()
+        let index = try Self.index(dir, count: 300, seed: seed)
+        var rng = SplitMix(seed: seed &* 101)
+        var compared = 0
+        for _ in 0..<20 {
+            let (a, b, c) = (Self.word(&rng), Self.word(&rng), Self.word(&rng))
+            let query = ["\(a) \(b)", "\(a) \(b) \(c)", "\"\(a) \(b)\" \(c)", "\(a) OR \(b)", "\(String(a.prefix(2)))* \(b)"][Int(rng.next() % 5)]
+            // One connection: what docent_rank keeps is the connection's.
+            let pairs = try index.read { db in
+                let kept = try Int64.fetchAll(db, sql: """
+                    SELECT rowid FROM files_fts WHERE files_fts MATCH ?
+                    ORDER BY docent_rank(files_fts, \(FileIndex.weights), 10), rowid DESC LIMIT 10
+                    """, arguments: [query])
+                return try kept.map { id in
+                    let given = try Double.fetchOne(db, sql: "SELECT docent_kept_proximity(?)", arguments: [id])
+                    let asked = try Double.fetchOne(db, sql: "SELECT docent_proximity(files_fts) FROM files_fts WHERE files_fts MATCH ? AND rowid = ?",
+                                                    arguments: [query, id])
+                    return (given, asked)
+                }
+            }
+            for (given, asked) in pairs {
+                #expect(given != nil && given == asked, "\(query): kept \(String(describing: given)), asked \(String(describing: asked))")
+                compared += 1
+            }
+        }
+        #expect(compared > 100)
+        // A row the last ranking did not keep has none.
+        #expect(try index.read { db in try Double.fetchOne(db, sql: "SELECT docent_kept_proximity(-5)") } == nil)
+    }
+
     @Test("Rows skipped are given a score below the k-th best, and a common word skips most rows")
     func skippedRowsStayBelow() throws {
         let dir = try TemporaryDirectory()
