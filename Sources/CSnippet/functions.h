@@ -7,6 +7,10 @@
    `db`, and docent_rescored(rowid) with SQLite. */
 int docent_register_rank(sqlite3 *db, fts5_api *api);
 
+/* Registers docent_sorted_ids(id) (among.c): an aggregate, its ids as a blob of native 64-bit
+   integers, ascending, each once. */
+int docent_register_sorted_ids(sqlite3 *db);
+
 /* Registers docent_matches (matches.c): every match's byte range in one column. */
 int docent_register_matches(fts5_api *api);
 

@@ -491,5 +491,6 @@ int docent_register_search_functions(void *connection) {
     int rc = docent_register_tokenizer(api);
     if (rc == SQLITE_OK) rc = api->xCreateFunction(api, "docent_snippet", NULL, snippet, NULL);
     if (rc == SQLITE_OK) rc = docent_register_matches(api);
+    if (rc == SQLITE_OK) rc = docent_register_sorted_ids(connection);
     return rc == SQLITE_OK ? docent_register_rank(connection, api) : rc;
 }

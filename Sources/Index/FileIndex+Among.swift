@@ -1,3 +1,4 @@
+import Foundation
 import CSnippet
 import GRDB
 
@@ -38,13 +39,15 @@ extension FileIndex {
                 byExtension = false
                 if types == nil { return (nil, []) }
             }
-            // Sorted ids, as `docent_among` searches them (the index gives each value's in order).
+            // The ids sorted, as `docent_among` searches them, in one blob (`docent_sorted_ids`):
+            // fetched a row at a time, 50,000 of them took 10 ms at a million files.
             func few(_ sql: String, _ values: [String]) throws -> [Int64]? {
-                var ids = try Int64.fetchAll(db, sql: sql + " IN (" + Array(repeating: "?", count: values.count).joined(separator: ", ") + ") LIMIT ?",
+                let placeholders = Array(repeating: "?", count: values.count).joined(separator: ", ")
+                let blob = try Data.fetchOne(db, sql: "SELECT docent_sorted_ids(id) FROM (\(sql) IN (\(placeholders)) LIMIT ?)",
                                              arguments: StatementArguments(values + [Self.fewFiles + 1] as [any DatabaseValueConvertible]))
-                guard ids.count <= Self.fewFiles else { return nil }
-                if values.count > 1 || zip(ids, ids.dropFirst()).contains(where: { $0 >= $1 }) { ids = Array(Set(ids)).sorted() }
-                return ids
+                var ids = [Int64](repeating: 0, count: (blob?.count ?? 0) / MemoryLayout<Int64>.size)
+                if let blob { ids.withUnsafeMutableBytes { _ = blob.copyBytes(to: $0) } }
+                return ids.count > Self.fewFiles ? nil : ids
             }
             var among: [Int64]?, filters: AmongFilters = []
             if let types, let ids = try few("SELECT id FROM files WHERE contentType", types.sorted()) {

@@ -5,7 +5,8 @@
 /* Registers Docent's FTS5 auxiliary functions on the connection `db` (an sqlite3 *):
    docent_snippet(fts), a fragment around the best matches (snippet.c), and
    docent_rank(fts, weights...), bm25() with row lengths remembered (rank.c), and
-   docent_matches(fts, column), every match's byte range in a column (matches.c). Returns
+   docent_matches(fts, column), every match's byte range in a column (matches.c), and
+   docent_sorted_ids(id), an aggregate of ids as one sorted blob (among.c). Returns
    SQLITE_OK or an SQLite error code. */
 int docent_register_search_functions(void *db);
 

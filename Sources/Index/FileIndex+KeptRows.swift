@@ -1,0 +1,78 @@
+import Foundation
+import GRDB
+
+/// What a search asks of the rows it keeps, after ranking them: Docent's BM25 scores and the
+/// words' proximity for the window ranked again (both worked out by `docent_rank` as it kept
+/// them), and the snippets of the page.
+extension FileIndex {
+    /// `hits`, BM25's best by bm25()'s parameters, with their scores by Docent's (`docent_score`,
+    /// rank.c), which the search's docent_rank kept for the rows it kept: ranking is in two
+    /// stages, because Docent's parameters bound a row's score too loosely to prune by. All or
+    /// none: a row without one (never, short of memory) leaves the window as bm25() had it.
+    static func rescored(_ db: Database, _ hits: [SearchHit]) throws -> [SearchHit] {
+        guard !hits.isEmpty else { return hits }
+        let values = Array(repeating: "(?)", count: hits.count).joined(separator: ", ")
+        var scores: [Int64: Double] = [:]
+        for row in try Row.fetchAll(db, sql: "SELECT column1 AS id, -docent_rescored(column1) AS score FROM (VALUES \(values))",
+                                    arguments: StatementArguments(hits.map(\.id))) {
+            if let score = row["score"] as Double? { scores[row["id"]] = score }
+        }
+        guard hits.allSatisfy({ scores[$0.id] != nil }) else { return hits }
+        return hits.map { hit in
+            var hit = hit
+            hit.score = scores[hit.id]!
+            return hit
+        }
+    }
+
+    /// How near the query's words stand in each row of `ids` (`docent_proximity`: the mean
+    /// closest distance of consecutive words, 1 side by side; 0 for a query of one word): as
+    /// the search's docent_rank worked them out for the rows it kept, else asked of FTS5 (which
+    /// runs the match again for each row: a prefix's terms merged again each time).
+    static func proximities(_ db: Database, ids: [Int64], match: FTSExpression) throws -> [Int64: Double] {
+        guard ids.count > 0 else { return [:] }
+        let values = Array(repeating: "(?)", count: ids.count).joined(separator: ", ")
+        var near: [Int64: Double] = [:]
+        for row in try Row.fetchAll(db, sql: "SELECT column1 AS id, docent_kept_proximity(column1) AS near FROM (VALUES \(values))",
+                                    arguments: StatementArguments(ids)) {
+            if let value = row["near"] as Double? { near[row["id"]] = value }
+        }
+        guard near.count < ids.count else { return near }
+        let placeholders = Array(repeating: "?", count: ids.count).joined(separator: ", ")
+        for row in try Row.fetchAll(db, sql: """
+            SELECT rowid, docent_proximity(files_fts) AS near FROM files_fts WHERE files_fts MATCH ? AND rowid IN (\(placeholders))
+            """, arguments: StatementArguments([match.matchString] + ids)) { near[row["rowid"]] = row["near"] }
+        return near
+    }
+
+    /// The snippet of each row in `ids` (`docent_snippet`: the body's best fragment when the
+    /// body matched, else the matching column's); the start of the body for filters alone.
+    static func snippets(_ db: Database, ids: [Int64], match: FTSExpression?) throws -> [Int64: String] {
+        let placeholders = Array(repeating: "?", count: ids.count).joined(separator: ", ")
+        var snippets: [Int64: String] = [:]
+        guard let match else {
+            for row in try Row.fetchAll(db, sql: """
+                SELECT id, substr(docent_inflate(body, 480), 1, 120) AS snippet FROM texts WHERE id IN (\(placeholders))
+                """, arguments: StatementArguments(ids)) { snippets[row["id"]] = row["snippet"] }
+            return snippets
+        }
+        // FTS5 answers `rowid IN (…)` by running the match again for each id: for a long page,
+        // one pass over the match instead, a snippet made only for the rows asked for (4,426: 2.5 s);
+        // for a prefix too, whose terms FTS5 merges each time it runs (`licen*` at a million
+        // files: 60 ms for twenty snippets, 7 ms in one pass).
+        let perRow = ids.count <= 64 && !match.runsAsPrefix
+        let sql = perRow
+            ? "SELECT rowid, docent_snippet(files_fts) AS snippet FROM files_fts WHERE rowid IN (\(placeholders)) AND files_fts MATCH ?"
+            : """
+              SELECT rowid, docent_snippet(files_fts) AS snippet FROM files_fts
+              WHERE files_fts MATCH ? AND rowid BETWEEN \(ids.min()!) AND \(ids.max()!) AND +rowid IN (\(placeholders))
+              """
+        // (`+rowid`: the list tested on each match, never handed to FTS5 as rows to look up.)
+        let (rows, text): ([any DatabaseValueConvertible], [any DatabaseValueConvertible]) = (ids, [match.matchString])
+        let arguments = perRow ? rows + text : text + rows
+        for row in try Row.fetchAll(db, sql: sql, arguments: StatementArguments(arguments)) {
+            if let snippet = row["snippet"] as String? { snippets[row["rowid"]] = snippet }
+        }
+        return snippets
+    }
+}
