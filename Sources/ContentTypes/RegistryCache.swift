@@ -95,16 +95,12 @@ package enum RegistryCache {
 
     /// The types' descriptions stored beside the cache at `path` under `key`; nil when the
     /// file is missing or stale.
-    static func descriptions(_ path: String, key: [UInt8]) -> [String: String]? {
+    static func descriptions(_ path: String, key: [UInt8]) -> TypeDescriptions? {
         guard let data = WholeFile.read(namesPath(path), limit: 16 << 20) else { return nil }
-        let lines = data.split(separator: UInt8(ascii: "\n"))
-        guard let first = lines.first, String(decoding: first, as: UTF8.self) == String(fnv1a(key), radix: 16) else { return nil }
-        var found: [String: String] = [:]
-        for line in lines.dropFirst() {
-            guard let tab = line.firstIndex(of: UInt8(ascii: "\t")) else { continue }
-            found[String(decoding: line[..<tab], as: UTF8.self)] = String(decoding: line[(tab + 1)...], as: UTF8.self)
-        }
-        return found
+        let bytes = [UInt8](data)
+        let firstLine = bytes.prefix { $0 != UInt8(ascii: "\n") }
+        guard String(decoding: firstLine, as: UTF8.self) == String(fnv1a(key), radix: 16) else { return nil }
+        return TypeDescriptions(lines: bytes)
     }
 }
 

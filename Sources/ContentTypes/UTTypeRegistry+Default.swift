@@ -56,7 +56,7 @@ extension UTTypeRegistry {
     /// The types' descriptions ("PDF document", "Python script") by identifier, for output that
     /// names types in people's words without building the registry: those kept beside the
     /// types cache while it is current (under a millisecond), else `shared`'s (30 ms).
-    package static func descriptions(environment: [String: String] = ProcessInfo.processInfo.environment) -> [String: String] {
+    package static func descriptions(environment: [String: String] = ProcessInfo.processInfo.environment) -> TypeDescriptions {
         let cache = RegistryCache.path(environment: environment)
         let key = RegistryCache.key(builtIn: PackageResources.content_types_yaml,
                                     mimeDirectories: SharedMIMEInfo.defaultDirectories(environment: environment),
@@ -69,7 +69,7 @@ extension UTTypeRegistry {
         for type in registry.allTypes {
             if let description = type.localizedDescription { found[type.identifier] = description }
         }
-        return found
+        return TypeDescriptions(found)
     }
 
     /// Loads Docent's declarations, the shared-mime-info databases in `mimeDirectories`

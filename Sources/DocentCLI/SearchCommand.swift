@@ -273,7 +273,7 @@ package struct HitJSON: Encodable {
 
 package enum HitFormat {
     /// The types' descriptions, read once a process, at the first hit printed.
-    private static let descriptions = Locked<[String: String]?>(nil)
+    private static let descriptions = Locked<TypeDescriptions?>(nil)
 
     /// A type in people's words: its description ("PDF document"), else its identifier.
     package static func describe(_ identifier: String) -> String {
