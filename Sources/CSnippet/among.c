@@ -5,7 +5,6 @@
  */
 #include <sqlite3.h>
 #include <stdlib.h>
-#include <string.h>
 #include "docent_snippet.h"
 #include "functions.h"
 

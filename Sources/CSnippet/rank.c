@@ -42,8 +42,7 @@
  * (the search orders its window of best rows by it), and `docent_kept_proximity(rowid)` the
  * row's docent_proximity, worked out while its positions were at hand: asked of FTS5 with
  * `rowid IN (…)`, the match ran again for each row (5–10 ms for two words at a million files).
- * docent_score itself, unpruned, scores
- * rows given by id (`rowid IN (…)`) on the same scale.
+ * docent_score itself, unpruned, scores rows given by id (`rowid IN (…)`) on the same scale.
  *
  * docent_proximity(fts): how near the query's words stand in the row — the mean, over each
  * pair of consecutive phrases, of their closest distance in tokens within one column (1 for

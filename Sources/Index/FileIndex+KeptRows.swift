@@ -5,38 +5,45 @@ import GRDB
 /// words' proximity for the window ranked again (both worked out by `docent_rank` as it kept
 /// them), and the snippets of the page.
 extension FileIndex {
+    /// What docent_rank kept of one row: Docent's BM25 score and the words' proximity.
+    typealias Kept = (score: Double?, near: Double?)
+
+    /// What the search's docent_rank kept of each row of `ids` (rank.c): its score by Docent's
+    /// BM25 parameters (`docent_rescored`) and how near the query's words stand in it
+    /// (`docent_kept_proximity`), each nil where not kept; one statement for both.
+    static func kept(_ db: Database, ids: [Int64]) throws -> [Int64: Kept] {
+        guard !ids.isEmpty else { return [:] }
+        let values = Array(repeating: "(?)", count: ids.count).joined(separator: ", ")
+        var kept: [Int64: Kept] = [:]
+        for row in try Row.fetchAll(db, sql: """
+            SELECT column1 AS id, -docent_rescored(column1) AS score, docent_kept_proximity(column1) AS near FROM (VALUES \(values))
+            """, arguments: StatementArguments(ids)) {
+            kept[row["id"]] = (row["score"], row["near"])
+        }
+        return kept
+    }
+
     /// `hits`, BM25's best by bm25()'s parameters, with their scores by Docent's (`docent_score`,
-    /// rank.c), which the search's docent_rank kept for the rows it kept: ranking is in two
+    /// rank.c), which the search's docent_rank `kept` for the rows it kept: ranking is in two
     /// stages, because Docent's parameters bound a row's score too loosely to prune by. All or
     /// none: a row without one (never, short of memory) leaves the window as bm25() had it.
-    static func rescored(_ db: Database, _ hits: [SearchHit]) throws -> [SearchHit] {
-        guard !hits.isEmpty else { return hits }
-        let values = Array(repeating: "(?)", count: hits.count).joined(separator: ", ")
-        var scores: [Int64: Double] = [:]
-        for row in try Row.fetchAll(db, sql: "SELECT column1 AS id, -docent_rescored(column1) AS score FROM (VALUES \(values))",
-                                    arguments: StatementArguments(hits.map(\.id))) {
-            if let score = row["score"] as Double? { scores[row["id"]] = score }
-        }
-        guard hits.allSatisfy({ scores[$0.id] != nil }) else { return hits }
+    static func rescored(_ hits: [SearchHit], kept: [Int64: Kept]) -> [SearchHit] {
+        guard hits.allSatisfy({ kept[$0.id]?.score != nil }) else { return hits }
         return hits.map { hit in
             var hit = hit
-            hit.score = scores[hit.id]!
+            hit.score = kept[hit.id]!.score!
             return hit
         }
     }
 
     /// How near the query's words stand in each row of `ids` (`docent_proximity`: the mean
     /// closest distance of consecutive words, 1 side by side; 0 for a query of one word): as
-    /// the search's docent_rank worked them out for the rows it kept, else asked of FTS5 (which
-    /// runs the match again for each row: a prefix's terms merged again each time).
-    static func proximities(_ db: Database, ids: [Int64], match: FTSExpression) throws -> [Int64: Double] {
-        guard ids.count > 0 else { return [:] }
-        let values = Array(repeating: "(?)", count: ids.count).joined(separator: ", ")
+    /// the search's docent_rank `kept` them, else asked of FTS5 (which runs the match again for
+    /// each row: a prefix's terms merged again each time).
+    static func proximities(_ db: Database, ids: [Int64], match: FTSExpression, kept: [Int64: Kept]) throws
+        -> [Int64: Double] {
         var near: [Int64: Double] = [:]
-        for row in try Row.fetchAll(db, sql: "SELECT column1 AS id, docent_kept_proximity(column1) AS near FROM (VALUES \(values))",
-                                    arguments: StatementArguments(ids)) {
-            if let value = row["near"] as Double? { near[row["id"]] = value }
-        }
+        for id in ids { if let value = kept[id]?.near { near[id] = value } }
         guard near.count < ids.count else { return near }
         let placeholders = Array(repeating: "?", count: ids.count).joined(separator: ", ")
         for row in try Row.fetchAll(db, sql: """

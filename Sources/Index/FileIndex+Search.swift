@@ -306,7 +306,8 @@ extension FileIndex {
         return try read { db in try Self.among(among, db) {
             var hits = try Row.fetchAll(db, sql: sql, arguments: StatementArguments(arguments)).map { Self.hit($0, snippet: "") }
             // The window scored again by Docent's BM25 (before any other ranking on this connection).
-            if reranks { hits = try Self.rescored(db, hits) }
+            let kept = reranks ? try Self.kept(db, ids: hits.map(\.id)) : [:]
+            if reranks { hits = Self.rescored(hits, kept: kept) }
             // Hits holding only part of a long question's words (their snippets are of any of them).
             var relaxed: Set<Int64> = []
             var relaxedWords: [String] = []
@@ -317,7 +318,7 @@ extension FileIndex {
                 let beyond = Array(hits.dropFirst(Relevance.window))
                 hits = Array(hits.prefix(Relevance.window))
                 // How near the words stand, for words that must all be there (not "either word").
-                let near = match.isConjunction && match.parts > 1 ? try Self.proximities(db, ids: hits.map(\.id), match: match) : [:]
+                let near = match.isConjunction && match.parts > 1 ? try Self.proximities(db, ids: hits.map(\.id), match: match, kept: kept) : [:]
                 // Titles that say part of a long question (page one only: the count is of full matches).
                 // Not when nothing matches: a misspelt word is then for "did you mean" to mend.
                 if request.offset == 0, !hits.isEmpty, let words = Self.relaxableWords(match) {

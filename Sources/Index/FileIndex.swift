@@ -97,8 +97,9 @@ public final class FileIndex: Sendable {
 
     /// Opens the index for searching: one connection, made with no pool and no migration run —
     /// a search process spends a few milliseconds in all, and a pool's writer and reader
-    /// connections, WAL set-up and migrator checks were several of them. An index whose migrations are not exactly Docent's (older, newer, new,
-    /// damaged) is opened as `init(path:)` opens it, which migrates or says why it cannot.
+    /// connections, WAL set-up and migrator checks were several of them. An index whose
+    /// migrations are not exactly Docent's (older, newer, new, damaged) is opened as
+    /// `init(path:)` opens it, which migrates or says why it cannot.
     /// Modes are made private as there.
     public static func searching(path: String, privateDirectory: Bool = false) throws(IndexError) -> FileIndex {
         let queue: DatabaseQueue
