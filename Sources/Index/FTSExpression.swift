@@ -60,6 +60,17 @@ public indirect enum FTSExpression: Sendable, Hashable {
         }
     }
 
+    /// Whether FTS5 reads it as one phrase (a word, a prefix or a phrase, in any columns): its
+    /// rows are then those of that phrase alone, which `docent_top` walks in one call.
+    public var isOnePhrase: Bool {
+        switch self {
+        case .term, .prefix, .phrase: true
+        case .and(let parts), .or(let parts): parts.count == 1 && parts[0].isOnePhrase
+        case .not: false
+        case .columns(_, let inner): inner.isOnePhrase
+        }
+    }
+
     /// Whether `word` is a single character that the index holds only in bigrams.
     package static func isOneCJKCharacter(_ word: String) -> Bool {
         let scalars = word.unicodeScalars

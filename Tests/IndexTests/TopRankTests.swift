@@ -82,6 +82,85 @@ struct TopRankTests {
         }
     }
 
+    /// `docent_top`'s rows for a query of one phrase: (rowid, score), best first; `among` keeps
+    /// only those rows. Nil when it declines (more than one phrase).
+    static func top(_ index: FileIndex, _ query: String, limit: Int, among: [Int64]? = nil) throws -> [(Int64, Double)]? {
+        try index.read { db in
+            let set = among.map { ids in ids.withUnsafeBufferPointer { Data(buffer: $0) } }
+            guard let row = try Row.fetchOne(db, sql: """
+                SELECT docent_top(files_fts, \(FileIndex.weights), \(limit), ?) FROM files_fts WHERE files_fts MATCH ? LIMIT 1
+                """, arguments: [set, query]) else { return [] }
+            guard let blob = row[0] as Data? else { return nil }
+            return blob.withUnsafeBytes { bytes in
+                stride(from: 0, to: bytes.count, by: 16).map {
+                    (bytes.loadUnaligned(fromByteOffset: $0, as: Int64.self), bytes.loadUnaligned(fromByteOffset: $0 + 8, as: Double.self))
+                }
+            }
+        }
+    }
+
+    @Test("docent_top keeps the rows, order and scores of the ranked statement for a query of one phrase, among a set of rows too",
+          arguments: [41, 42, 43, 44, 45])
+    func topInOneCall(seed: UInt64) throws {
+        let dir = try TemporaryDirectory()
+        let index = try Self.index(dir, count: 300 + Int(seed % 5) * 100, seed: seed)
+        // Copies of one body: rows of equal score, which the statement orders newest row first.
+        try index.upsert((0..<30).map { file("/r/copy-\($0).txt", "ark bay ark cove", inode: Int64(10_000 + $0), modified: 1) })
+        // And rows whose every field ends in the word: their bound is their score, so a row tied
+        // with the k-th best by its bound alone must still be scored (the newer row goes first).
+        try index.upsert(["ark", "Ark", "aRk", "arK", "ARk", "ArK", "aRK", "ARK"].enumerated().map {
+            file("/ark/\($1)", "bay ark", inode: Int64(20_000 + $0), modified: 1)
+        })
+        let rows = try index.read { db in try Int64.fetchAll(db, sql: "SELECT rowid FROM files_fts ORDER BY rowid") }
+        var rng = SplitMix(seed: seed &* 613)
+        var ties = 0
+        for _ in 0..<30 {
+            let (a, b) = (Self.word(&rng), Self.word(&rng))
+            let query = [a, "\"\(a) \(b)\"", String(a.prefix(2)) + "*", "title: \(a)", "{name body} : \(a)", "ark"][Int(rng.next() % 6)]
+            let among = rng.next() % 2 == 0 ? rows.filter { _ in rng.next() % 3 == 0 } : nil
+            for limit in [1, 5, 20, 60] {
+                var full = try Self.ranked(index, query, limit: 100_000, bounded: false)
+                if let among { full = full.filter { among.contains($0.0) } }
+                let expected = Array(full.prefix(limit))
+                let got = try #require(try Self.top(index, query, limit: limit, among: among), "\(query)")
+                #expect(got.map(\.0) == expected.map(\.0), "\(query), k = \(limit), among \(among?.count ?? -1)")
+                #expect(zip(got, expected).allSatisfy { abs($0.1 - $1.1) <= 1e-12 * max(1, abs($1.1)) }, "\(query), k = \(limit): scores")
+                ties += zip(expected, expected.dropFirst()).filter { $0.1 == $1.1 }.count
+            }
+        }
+        #expect(ties > 20, "the queries met rows of equal score \(ties) times")
+        for limit in 1...8 {
+            let full = try Self.ranked(index, "ark", limit: limit, bounded: false)
+            #expect(try Self.top(index, "ark", limit: limit)?.map(\.0) == full.map(\.0), "ark, k = \(limit)")
+        }
+        // More than one phrase: it declines, and the search runs its statement.
+        #expect(try Self.top(index, "ark bay", limit: 5) == nil)
+        #expect(try Self.top(index, "ark OR bay", limit: 5) == nil)
+        #expect(try Self.top(index, "qqqnone", limit: 5)?.isEmpty == true)
+    }
+
+    @Test("The rows docent_top keeps carry their docent_score for the second stage", arguments: [51, 52])
+    func topKeepsScores(seed: UInt64) throws {
+        let dir = try TemporaryDirectory()
+        let index = try Self.index(dir, count: 400, seed: seed)
+        for query in ["ark", "\"bay cove\"", "gl*"] {
+            let pairs = try index.read { db in
+                let blob = try #require(try Data.fetchOne(db, sql: """
+                    SELECT docent_top(files_fts, \(FileIndex.weights), 10, NULL) FROM files_fts WHERE files_fts MATCH ? LIMIT 1
+                    """, arguments: [query]))
+                let ids = blob.withUnsafeBytes { bytes in stride(from: 0, to: bytes.count, by: 16).map { bytes.loadUnaligned(fromByteOffset: $0, as: Int64.self) } }
+                return try ids.map { id in
+                    let kept = try Double.fetchOne(db, sql: "SELECT -docent_rescored(?)", arguments: [id])
+                    let asked = try Double.fetchOne(db, sql: "SELECT -docent_score(files_fts, \(FileIndex.weights)) FROM files_fts WHERE files_fts MATCH ? AND rowid = ?",
+                                                    arguments: [query, id])
+                    return (kept, asked)
+                }
+            }
+            #expect(pairs.count == 10)
+            for (kept, asked) in pairs { #expect(kept != nil && kept == asked, "\(query): \(String(describing: kept)) against \(String(describing: asked))") }
+        }
+    }
+
     @Test("The rows kept carry their proximity, as docent_proximity gives it for the same match", arguments: [31, 32, 33])
     func keptProximity(seed: UInt64) throws {
         let dir = try TemporaryDirectory()
