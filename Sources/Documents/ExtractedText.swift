@@ -12,8 +12,11 @@ enum ExtractedText {
     ]
 
     static func repaired(_ text: String) -> String {
-        // Most pages need nothing: a quick look first.
-        guard text.unicodeScalars.contains(where: { accents[$0] != nil || $0 == "\u{20DD}" }) else { return text }
+        // Most pages need nothing: a quick look first, by value before any table lookup (the
+        // accents lie between U+A8 and U+2DD: a PDF's ASCII never reaches the table).
+        guard text.unicodeScalars.contains(where: {
+            $0.value >= 0xA8 && ($0.value == 0x20DD || ($0.value <= 0x2DD && accents[$0] != nil))
+        }) else { return text }
         var out = String.UnicodeScalarView()
         let scalars = Array(text.unicodeScalars)
         var i = 0
