@@ -89,11 +89,20 @@ struct RawHTTP {
     }
 
     /// What arrives within `seconds`: nil on timeout, empty at the end.
+    /// The next bytes from `fd` within `seconds`: nil when none came, empty at its end. A
+    /// signal to the test process (a child's SIGCHLD while other tests run) interrupts poll
+    /// and read (EINTR) whatever SA_RESTART says: they are tried again, not read as the end.
     static func read(_ fd: Int32, within seconds: Double) -> Data? {
+        let deadline = Date().addingTimeInterval(seconds)
         var descriptor = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
-        guard poll(&descriptor, 1, Int32(max(0, seconds) * 1000)) > 0 else { return nil }
+        while true {
+            let ready = poll(&descriptor, 1, Int32(max(0, deadline.timeIntervalSinceNow) * 1000))
+            if ready > 0 { break }
+            guard ready < 0, errno == EINTR else { return nil }
+        }
         var buffer = [UInt8](repeating: 0, count: 65536)
-        let n = Glibc.read(fd, &buffer, buffer.count)
+        var n: Int
+        repeat { n = Glibc.read(fd, &buffer, buffer.count) } while n < 0 && errno == EINTR
         return n <= 0 ? Data() : Data(buffer[..<n])
     }
 
