@@ -302,6 +302,33 @@ if Context.environment["DOCENT_FUZZ"] != nil {
     }
 }
 
+// A few test modules alone (`DOCENT_TEST_MODULES=IndexTests,WatcherTests`): the package then
+// declares only those test targets and what they need, so that a build of their own — CI's
+// AddressSanitizer pass (`.ci/run`) — compiles neither the executables nor the packages of the
+// server and the PostgreSQL store (NIO, Hummingbird, swift-crypto) that none of them reaches.
+if let modules = Context.environment["DOCENT_TEST_MODULES"] {
+    let byName = Dictionary(uniqueKeysWithValues: package.targets.map { ($0.name, $0) })
+    var needed = Set(modules.split(separator: ",").map(String.init))
+    var frontier = Array(needed)
+    while let name = frontier.popLast() {
+        let target = byName[name]
+        let names = (target?.dependencies ?? []).compactMap { dependency -> String? in
+            switch dependency {
+            case .targetItem(let name, _), .byNameItem(let name, _): name
+            default: nil
+            }
+        } + (target?.plugins ?? []).compactMap { plugin -> String? in
+            if case .plugin(let name, nil) = plugin { name } else { nil }
+        }
+        for name in names where byName[name] != nil && needed.insert(name).inserted { frontier.append(name) }
+    }
+    package.targets.removeAll { !needed.contains($0.name) }
+    package.products.removeAll { product in
+        let targets = (product as? Product.Executable)?.targets ?? (product as? Product.Library)?.targets ?? []
+        return !targets.allSatisfy(needed.contains)
+    }
+}
+
 // Imports are internal unless written `public import` (SE-0409): what a module shows of its
 // dependencies is chosen, not implied. (Its own public declarations say which they need.)
 for target in package.targets where target.type != .system && target.type != .plugin {
