@@ -79,11 +79,17 @@ final class ChaosTests: WatchFixture {
             disk[path] = [Int64(status.st_size), Int64(status.st_mtim.tv_sec) * 1_000_000_000 + Int64(status.st_mtim.tv_nsec)]
         }
         #expect(stored == disk, "\(context): only in index \(Set(stored.keys).subtracting(disk.keys).sorted().prefix(3)), only on disk \(Set(disk.keys).subtracting(stored.keys).sorted().prefix(3)), differing \(disk.filter { stored[$0.key] != nil && stored[$0.key] != $0.value }.keys.sorted().prefix(3))")
-        for path in disk.keys.sorted().prefix(40).enumerated().filter({ $0.offset % 8 == 0 }).map(\.element) {
-            let text = try String(contentsOfFile: path, encoding: .utf8)
-            let token = String(text.split(separator: " ")[3])
-            let found = try Docent.run(["search", token, "--files"], environment: env).stdout
-            #expect(found == path + "\n", "\(context): \(token) → \(found)")
+        // A sample's current tokens, one search for all of them: each hit its file, holding its
+        // own token (its snippet), no other file.
+        let sample = try disk.keys.sorted().prefix(40).enumerated().filter({ $0.offset % 8 == 0 }).map(\.element).map { path in
+            (path: path, token: String(try String(contentsOfFile: path, encoding: .utf8).split(separator: " ")[3]))
+        }
+        guard !sample.isEmpty else { return }
+        let r = try Docent.run(["search", sample.map(\.token).joined(separator: " OR "), "--json", "--limit", "1000"], environment: env)
+        let hits = r.jsonLines.map { (path: $0["path"] as? String ?? "", snippet: $0["snippet"] as? String ?? "") }
+        #expect(hits.count == sample.count, "\(context): \(hits.count) hits for \(sample.count) tokens: \(r.stderr)")
+        for (path, token) in sample {
+            #expect(hits.contains { $0.path == path && $0.snippet.contains("[\(token)]") }, "\(context): \(token) → \(hits)")
         }
     }
 

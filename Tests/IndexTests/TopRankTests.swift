@@ -118,9 +118,9 @@ struct TopRankTests {
             let (a, b) = (Self.word(&rng), Self.word(&rng))
             let query = [a, "\"\(a) \(b)\"", String(a.prefix(2)) + "*", "title: \(a)", "{name body} : \(a)", "ark"][Int(rng.next() % 6)]
             let among = rng.next() % 2 == 0 ? rows.filter { _ in rng.next() % 3 == 0 } : nil
+            var full = try Self.ranked(index, query, limit: 100_000, bounded: false)
+            if let among { full = full.filter { among.contains($0.0) } }
             for limit in [1, 5, 20, 60] {
-                var full = try Self.ranked(index, query, limit: 100_000, bounded: false)
-                if let among { full = full.filter { among.contains($0.0) } }
                 let expected = Array(full.prefix(limit))
                 let got = try #require(try Self.top(index, query, limit: limit, among: among), "\(query)")
                 #expect(got.map(\.0) == expected.map(\.0), "\(query), k = \(limit), among \(among?.count ?? -1)")
