@@ -13,6 +13,7 @@ extension FileIndex {
     static func topRows(_ db: Database, match: String, among: [Int64]?, limit: Int, offset: Int) throws -> [SearchHit]? {
         let keep = limit + offset
         guard keep > 0, keep <= 10_000 else { return nil }
+        if among?.isEmpty == true { return [] }  // a filter no file passes
         let set = among.map { ids in ids.withUnsafeBufferPointer { Data(buffer: $0) } }
         guard let row = try Row.fetchOne(db, sql: """
             SELECT docent_top(files_fts, \(weights), \(keep), ?) FROM files_fts WHERE files_fts MATCH ? LIMIT 1

@@ -137,6 +137,11 @@ struct TopRankTests {
         #expect(try Self.top(index, "ark bay", limit: 5) == nil)
         #expect(try Self.top(index, "ark OR bay", limit: 5) == nil)
         #expect(try Self.top(index, "qqqnone", limit: 5)?.isEmpty == true)
+        // An empty set is a filter no row passes, not the absence of one (an empty blob's pointer is NULL).
+        #expect(try Self.top(index, "ark", limit: 5, among: [])?.isEmpty == true)
+        var none = SearchRequest(match: try SearchQuery.parse("ark").match, limit: 5)
+        none.extensions = ["zzzq"]
+        #expect(try index.search(none).isEmpty && index.count(none) == 0)
     }
 
     @Test("The rows docent_top keeps carry their docent_score for the second stage", arguments: [51, 52])
