@@ -166,34 +166,13 @@ typedef struct {
     sqlite3_int64 *bestRow;      /* their rows, in the same places */
 } Query;
 
-/* Adds `row`'s `score` to the best so far (a row already among them is left as it is);
-   whether it is among them now. */
+static int top_add(Query *query, sqlite3_int64 row, double score);
+
+/* Adds `row`'s `score` to the best so far as top_add does, but a row already among them is
+   left as it is (a row scored twice in one statement); whether it is among them now. */
 static int best_add(Query *query, sqlite3_int64 row, double score) {
     for (int i = 0; i < query->held; i++) if (query->bestRow[i] == row) return 1;
-    int at;
-    if (query->held < query->top) {
-        at = query->held++;
-        while (at > 0 && query->best[(at - 1) / 2] > score) {
-            query->best[at] = query->best[(at - 1) / 2];
-            query->bestRow[at] = query->bestRow[(at - 1) / 2];
-            at = (at - 1) / 2;
-        }
-    } else {
-        if (score <= query->best[0]) return 0;
-        at = 0;  /* the smallest goes; sift the new one down from the top */
-        for (;;) {
-            int child = 2 * at + 1;
-            if (child >= query->held) break;
-            if (child + 1 < query->held && query->best[child + 1] < query->best[child]) child++;
-            if (query->best[child] >= score) break;
-            query->best[at] = query->best[child];
-            query->bestRow[at] = query->bestRow[child];
-            at = child;
-        }
-    }
-    query->best[at] = score;
-    query->bestRow[at] = row;
-    return 1;
+    return top_add(query, row, score);
 }
 
 static int count_row(const Fts5ExtensionApi *api, Fts5Context *fts, void *context) {
@@ -376,9 +355,9 @@ static int ranks_below(double score, sqlite3_int64 row, double otherScore, sqlit
     return score < otherScore || (score == otherScore && row < otherRow);
 }
 
-/* Adds the row to the best so far when it ranks above the lowest of them (or there is room);
-   whether it was added. Unlike best_add, ties are broken as the statement's ORDER BY breaks
-   them, so the k kept are exactly those of ORDER BY score DESC, rowid DESC LIMIT k. */
+/* Adds the row to the best so far (a min-heap) when it ranks above the lowest of them (or there
+   is room); whether it was added. Ties are broken as the statement's ORDER BY breaks them, so
+   the k kept are exactly those of ORDER BY score DESC, rowid DESC LIMIT k. */
 static int top_add(Query *query, sqlite3_int64 row, double score) {
     int at;
     if (query->held < query->top) {

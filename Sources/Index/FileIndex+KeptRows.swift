@@ -5,33 +5,39 @@ import GRDB
 /// words' proximity for the window ranked again (both worked out by `docent_rank` as it kept
 /// them), and the snippets of the page.
 extension FileIndex {
-    /// The rows a ranked search of one phrase keeps, found by `docent_top` (rank.c) in one call,
-    /// as rows of `files` with their scores: the same rows, scores and order as the ranked
-    /// statement's `ORDER BY score DESC, rowid DESC LIMIT limit OFFSET offset`, then by score
-    /// and recency. `among` (ascending) keeps only those rows. Nil when the match is not of one
-    /// phrase, or the rows are too many to bind: the search then runs its statement.
-    static func topRows(_ db: Database, match: String, among: [Int64]?, limit: Int, offset: Int) throws -> [SearchHit]? {
-        let keep = limit + offset
-        guard keep > 0, keep <= 10_000 else { return nil }
-        if among?.isEmpty == true { return [] }  // a filter no file passes
+    /// The `keep` best rows of a query of one phrase and their scores, best first, found by
+    /// `docent_top` (rank.c) in one call: the rows, scores and order of the ranked statement's
+    /// `ORDER BY score DESC, rowid DESC LIMIT keep`. `among` (ascending) keeps only those rows.
+    /// Nil when FTS5 reads the match as more than one phrase.
+    static func top(_ db: Database, match: String, among: [Int64]?, keep: Int) throws -> [(id: Int64, score: Double)]? {
         let set = among.map { ids in ids.withUnsafeBufferPointer { Data(buffer: $0) } }
         guard let row = try Row.fetchOne(db, sql: """
             SELECT docent_top(files_fts, \(weights), \(keep), ?) FROM files_fts WHERE files_fts MATCH ? LIMIT 1
             """, arguments: [set, match]) else { return [] }  // no row matches
-        guard let blob = row[0] as Data? else { return nil }  // more than one phrase to FTS5
-        let pairs: [(Int64, Double)] = blob.withUnsafeBytes { bytes in
+        guard let blob = row[0] as Data? else { return nil }
+        return blob.withUnsafeBytes { bytes in
             stride(from: 0, to: bytes.count - 15, by: 16).map {
                 (bytes.loadUnaligned(fromByteOffset: $0, as: Int64.self), bytes.loadUnaligned(fromByteOffset: $0 + 8, as: Double.self))
             }
         }
-        let page = pairs.dropFirst(max(offset, 0)).prefix(limit)
+    }
+
+    /// The page of a ranked search of one phrase (`top`), as rows of `files` with their scores,
+    /// ordered by score and recency as the ranked statement orders them. Nil when the match is
+    /// not of one phrase, or the rows are too many to bind: the search then runs its statement.
+    static func topRows(_ db: Database, match: String, among: [Int64]?, limit: Int, offset: Int) throws -> [SearchHit]? {
+        let keep = limit + offset
+        guard keep > 0, keep <= 10_000 else { return nil }
+        if among?.isEmpty == true { return [] }  // a filter no file passes
+        guard let best = try top(db, match: match, among: among, keep: keep) else { return nil }
+        let page = best.dropFirst(max(offset, 0)).prefix(limit)
         guard !page.isEmpty else { return [] }
         let values = Array(repeating: "(?, ?)", count: page.count).joined(separator: ", ")
         return try Row.fetchAll(db, sql: """
             SELECT files.id, files.path, files.contentType, files.title, files.modified, ranked.column2 AS score
             FROM (VALUES \(values)) AS ranked CROSS JOIN files ON files.id = ranked.column1
             ORDER BY ranked.column2 DESC, files.modified DESC
-            """, arguments: StatementArguments(page.flatMap { [$0.0, $0.1] as [any DatabaseValueConvertible] })).map { hit($0, snippet: "") }
+            """, arguments: StatementArguments(page.flatMap { [$0.id, $0.score] as [any DatabaseValueConvertible] })).map { hit($0, snippet: "") }
     }
 
     /// What docent_rank kept of one row: Docent's BM25 score and the words' proximity.

@@ -305,8 +305,10 @@ extension FileIndex {
         arguments.append(offset)
         return try read { db in try Self.among(among, db) {
             // A query of one phrase: its best rows in one call (`docent_top`), not a statement step per match.
-            let top = ranked && textOnly && request.match?.isOnePhrase == true
-                ? try Self.topRows(db, match: request.match!.matchString, among: among, limit: limit, offset: offset) : nil
+            let top = try request.match.flatMap { match in
+                ranked && textOnly && match.isOnePhrase
+                    ? try Self.topRows(db, match: match.matchString, among: among, limit: limit, offset: offset) : nil
+            }
             var hits = try top ?? Row.fetchAll(db, sql: sql, arguments: StatementArguments(arguments)).map { Self.hit($0, snippet: "") }
             // The window scored again by Docent's BM25 (before any other ranking on this connection).
             let kept = reranks ? try Self.kept(db, ids: hits.map(\.id)) : [:]

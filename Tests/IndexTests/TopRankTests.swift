@@ -85,18 +85,7 @@ struct TopRankTests {
     /// `docent_top`'s rows for a query of one phrase: (rowid, score), best first; `among` keeps
     /// only those rows. Nil when it declines (more than one phrase).
     static func top(_ index: FileIndex, _ query: String, limit: Int, among: [Int64]? = nil) throws -> [(Int64, Double)]? {
-        try index.read { db in
-            let set = among.map { ids in ids.withUnsafeBufferPointer { Data(buffer: $0) } }
-            guard let row = try Row.fetchOne(db, sql: """
-                SELECT docent_top(files_fts, \(FileIndex.weights), \(limit), ?) FROM files_fts WHERE files_fts MATCH ? LIMIT 1
-                """, arguments: [set, query]) else { return [] }
-            guard let blob = row[0] as Data? else { return nil }
-            return blob.withUnsafeBytes { bytes in
-                stride(from: 0, to: bytes.count, by: 16).map {
-                    (bytes.loadUnaligned(fromByteOffset: $0, as: Int64.self), bytes.loadUnaligned(fromByteOffset: $0 + 8, as: Double.self))
-                }
-            }
-        }
+        try index.read { db in try FileIndex.top(db, match: query, among: among, keep: limit)?.map { ($0.id, $0.score) } }
     }
 
     @Test("docent_top keeps the rows, order and scores of the ranked statement for a query of one phrase, among a set of rows too",
@@ -150,10 +139,7 @@ struct TopRankTests {
         let index = try Self.index(dir, count: 400, seed: seed)
         for query in ["ark", "\"bay cove\"", "gl*"] {
             let pairs = try index.read { db in
-                let blob = try #require(try Data.fetchOne(db, sql: """
-                    SELECT docent_top(files_fts, \(FileIndex.weights), 10, NULL) FROM files_fts WHERE files_fts MATCH ? LIMIT 1
-                    """, arguments: [query]))
-                let ids = blob.withUnsafeBytes { bytes in stride(from: 0, to: bytes.count, by: 16).map { bytes.loadUnaligned(fromByteOffset: $0, as: Int64.self) } }
+                let ids = try #require(try FileIndex.top(db, match: query, among: nil, keep: 10)).map(\.id)
                 return try ids.map { id in
                     let kept = try Double.fetchOne(db, sql: "SELECT -docent_rescored(?)", arguments: [id])
                     let asked = try Double.fetchOne(db, sql: "SELECT -docent_score(files_fts, \(FileIndex.weights)) FROM files_fts WHERE files_fts MATCH ? AND rowid = ?",
