@@ -119,7 +119,7 @@ public struct CompressedDocument: FileDocument, DocumentMetadataProviding {
                 }
             }
         }
-        .revision(6)  // 2: man pages rendered; 3: no-fill macro lines and continued lines as man shows them; filed under what it holds; 4: bzip2, xz, lzma, Zstandard; 5: tbl tables laid out; 6: man pages titled as whatis says
+        .revision(7)  // 2: man pages rendered; 3: no-fill macro lines and continued lines as man shows them; filed under what it holds; 4: bzip2, xz, lzma, Zstandard; 5: tbl tables laid out; 6: man pages titled as whatis says; 7: a definition ended by `.  .`
     }
 }
 

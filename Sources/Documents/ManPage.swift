@@ -38,7 +38,10 @@ package struct ManPage: Sendable {
 
     package init(_ roff: String) {
         var renderer = Renderer()
-        var skippingDefinition = false
+        // While a macro is defined (`.de`, `.am`, `.ig`, …): the request that ends it, "." for
+        // `..`, which roff reads with spaces after its dot too (`.  .`, as Asciidoctor writes
+        // definitions inside a conditional block).
+        var definitionEnd: String?
         var table: [Substring]?  // the lines of a tbl table (`.TS` … `.TE`) being read
         // Lines split as bytes: by Character, "\r\n" is one and never matched "\n".
         var continued = ""  // a line ending in a backslash goes on on the next (roff's escaped newline)
@@ -53,8 +56,11 @@ package struct ManPage: Sendable {
                 line = Substring(continued + line)
                 continued = ""
             }
-            if skippingDefinition {
-                if line.hasPrefix("..") { skippingDefinition = false }
+            if let end = definitionEnd {
+                if let first = line.first, first == "." || first == "'" {
+                    let name = line.dropFirst().drop { $0 == " " || $0 == "\t" }.prefix { $0 != " " && $0 != "\t" }
+                    if end == "." ? name.hasPrefix(".") : name == end { definitionEnd = nil }
+                }
                 continue
             }
             if table != nil {
@@ -75,7 +81,9 @@ package struct ManPage: Sendable {
             let arguments = Self.arguments(request.dropFirst(name.count))
             switch name {
             case "", "\\\"": continue  // a lone dot, a comment
-            case "de", "de1", "am", "ig": skippingDefinition = true
+            // `.de NAME [END]`, `.ig [END]`: ended by `.END`, or by `..`.
+            case "de", "de1", "dei", "dei1", "am", "am1", "ami", "ami1": definitionEnd = arguments.count > 1 ? arguments[1] : "."
+            case "ig": definitionEnd = arguments.first ?? "."
             case "TS": table = []
             case "TH":
                 (self.name, section) = (arguments.first, arguments.count > 1 ? arguments[1] : nil)

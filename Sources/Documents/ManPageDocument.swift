@@ -28,7 +28,7 @@ public struct ManPageDocument: FileDocument, DocumentMetadataProviding {
         DocumentGroup(viewing: ManPageDocument.self) { configuration in
             page(configuration.document.page)
         }
-        .revision(3)  // 1: no-fill macro lines and continued lines as man shows them; 2: tbl tables laid out; 3: titled as whatis says
+        .revision(4)  // 1: no-fill macro lines and continued lines as man shows them; 2: tbl tables laid out; 3: titled as whatis says; 4: a definition ended by `.  .` (Asciidoctor's pages had no text)
     }
 
     /// A man page's preview (also used for compressed pages).

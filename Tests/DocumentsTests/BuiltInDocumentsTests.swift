@@ -327,6 +327,38 @@ struct ManPageBytesTests {
         #expect(ManPage.arguments("a \"b \"\"c\"\"\" d\\ e \\\" comment") == ["a", "b \"c\"", "d\\ e"])
         #expect(Escapes.render("\\s-1x\\s0 \\h'1n'y \\*(lqq\\*(rq \\e \\é") == "x y “q” \\ é")
     }
+    @Test("Macro definitions end at `..` written with spaces after the dot, or at the request they name; the text after them is read")
+    func definitionsEnd() {
+        // As Asciidoctor writes them (util-linux's and systemd's pages): definitions inside a
+        // conditional block, each ended by `.  .`. Read as not ended, the whole page was lost.
+        let asciidoctor = """
+            .TH "MOUNT" "8" "2022-08-04" "util\\-linux 2.38.1" "System Administration"
+            .de URL
+            \\fI\\\\$2\\fP <\\\\$1>\\\\$3
+            ..
+            .if \\n[.g] \\{\\
+            .  mso www.tmac
+            .  am URL
+            .    ad l
+            .  .
+            .  am MTO
+            .    ad l
+            .  .
+            .  LINKSTYLE blue R < >
+            .\\}
+            .SH "NAME"
+            mount \\- mount a filesystem
+            .SH "DESCRIPTION"
+            All files accessible in a Unix system are arranged in one big tree.
+            """
+        let page = ManPage(asciidoctor)
+        #expect(page.summary == "mount a filesystem")
+        #expect(page.sections.map(\.heading) == ["NAME", "DESCRIPTION"])
+        #expect(page.sections.last?.text == "All files accessible in a Unix system are arranged in one big tree.")
+        // `.de NAME END` and `.ig END` end at `.END`; a `..` inside them is theirs.
+        let named = ManPage(".TH T 1\n.de XX YY\n..\nhidden\n.YY\n.ig ZZ\nhidden too\n..\n.ZZ\n.SH NAME\nt \\- shown\n")
+        #expect(page.name == "MOUNT" && named.summary == "shown" && !named.text.contains("hidden"))
+    }
     @Test("tbl tables laid out as man lays them out: columns aligned by their format, spans, text blocks, rules")
     func tables() {
         let roff = """
