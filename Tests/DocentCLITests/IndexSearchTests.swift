@@ -240,7 +240,7 @@ struct IndexSearchTests {
         #expect(!r.stderr.contains("SQLITE") && !r.stderr.contains("fts5") && !r.stderr.contains("SQLSTATE"))
     }
 
-    @Test("Ranking beyond BM25, alike on both stores: named as the query, titled with it, folders' names, headings, translations and change logs below", arguments: TestStore.allCases)
+    @Test("Ranking beyond BM25, alike on both stores: named as the query, titled with it, folders' names, headings, man's section order, translations and change logs below", arguments: TestStore.allCases)
     func refinedRanking(store: TestStore) throws {
         let env = try environment(store)
         let man = { (name: String, summary: String, body: String) in ".TH \(name.uppercased()) 1\n.SH NAME\n\(name) \\- \(summary)\n.SH DESCRIPTION\n\(body)\n" }
@@ -266,6 +266,13 @@ struct IndexSearchTests {
         // A project named only by its folder, beside the same text elsewhere.
         try dir.write("rank/quillplot/docs/scales.txt", "Axis scaling: set a logarithmic scale on an axis.\n")
         try dir.write("rank/notes/scales.txt", "Axis scaling: set a logarithmic scale on an axis.\n")
+        // A command's page and a system call's of the same words, the call's shorter (BM25
+        // prefers it): the command first, as `man` orders them.
+        try dir.write("rank/man/man2/fsattach.2", man("fsattach", "attach filesystem", "Attaches a filesystem."))
+        try dir.write("rank/man/man8/fsattach.8", man("fsattach", "attach a filesystem", "fsattach attaches the filesystem found on a device to a directory of the tree."))
+        // A page named with a dot, asked for by that name, against notes that say its words more.
+        try dir.write("rank/man/man5/unitd.service.5", man("unitd.service", "unit configuration", "Options of a unit."))
+        try dir.write("rank/notes/unitd service notes.txt", "unitd service: the unitd service starts; unitd service again, unitd service\n")
         _ = try index([dir.path + "/rank"], env: env)
         func ranked(_ query: String) throws -> [String] {
             let output = try Docent.run(["search", "--files", "--limit", "3", "--", query], environment: env).stdout
@@ -279,6 +286,8 @@ struct IndexSearchTests {
         #expect(try first("list block devices by uuid") == "man/man8/blockid.8")
         #expect(try ranked("quillplot logarithmic") == ["quillplot/docs/scales.txt"])
         #expect(try ranked("spindle tuning") == ["pages/a.html", "pages/b.html"])
+        #expect(try ranked("attach a filesystem") == ["man/man8/fsattach.8", "man/man2/fsattach.2"])
+        #expect(try first("unitd.service") == "man/man5/unitd.service.5")
         // A misspelt word matches nothing: no title with the other words stands in for it.
         #expect(try ranked("show dixk space usage of file systems").isEmpty)
         // The translation is still found, after.

@@ -67,6 +67,22 @@ struct SearchFunctionsTests {
         #expect(abs(Relevance.factor(path: Array("/x".utf8), title: nil, words: ["a", "b"], distance: 61) - (1 + 0.25 / 61)) < 1e-12)
     }
 
+    @Test("A man page's name and section come from its file in a man section's folder; sections 2 and 3 rank below the others; a dotted name is named as the query")
+    func manPages() {
+        func folders(_ path: String) -> ArraySlice<ArraySlice<UInt8>> { Array(path.utf8).split(separator: UInt8(ascii: "/"))[...] }
+        #expect(Relevance.manPage("mount.8.gz", folders: folders("/usr/share/man/man8"))! == ("mount", "8"))
+        #expect(Relevance.manPage("systemd.service.5.xz", folders: folders("/m/man5"))! == ("systemd.service", "5"))
+        #expect(Relevance.manPage("SSL_read.3ssl.gz", folders: folders("/m/man3"))! == ("SSL_read", "3ssl"))
+        #expect(Relevance.manPage("notes.8.gz", folders: folders("/home/u/manuals")) == nil, "not in a man section's folder")
+        #expect(Relevance.manPage("README.gz", folders: folders("/m/man1")) == nil, "no section")
+        let command = Relevance.factor(path: Array("/m/man8/mount.8.gz".utf8), title: nil, words: ["mount"])
+        let call = Relevance.factor(path: Array("/m/man2/mount.2.gz".utf8), title: nil, words: ["mount"])
+        #expect(abs(call / command - Relevance.programmingSectionFactor) < 1e-12 && Relevance.programmingSectionFactor < 1)
+        #expect(Relevance.factor(path: Array("/m/man5/unit.service.5.gz".utf8), title: nil, words: ["unit.service"]) == 3)
+        #expect(Relevance.factor(path: Array("/doc/library/os.path.html".utf8), title: nil, words: ["os", "path"]) == 3)
+        #expect(Relevance.factor(path: Array("/doc/library/os.html".utf8), title: nil, words: ["os", "path"]) == Relevance.nameWordFactor)
+    }
+
     @Test("docent_rank gives bm25()'s scores (without the IDF for a query of one phrase), also after the index changes under the same connection")
     func rankEqualsBM25() throws {
         var rows: [IndexedFile] = []
