@@ -10,25 +10,40 @@ public struct ManPageDocument: FileDocument, DocumentMetadataProviding {
     public static var readableContentTypes: [UTType] { [UTType("org.troff.man-page") ?? .plainText] }
     public static var writableContentTypes: [UTType] { [.plainText] }
 
-    package let page: ManPage
+    /// The page; nil when the file is named as one (`notes.1`, a licence's `LGPL-2.1`) but holds
+    /// none of a man page's requests.
+    package let page: ManPage?
+    /// The file's text, as it is, when it is not a man page: read and searched as plain text.
+    package let plainText: String?
 
     public init(configuration: ReadConfiguration) throws {
         let data = try configuration.contents()
         guard let decoded = DecodedText(data, isComplete: !configuration.file.isTruncated) else { throw DocumentReadError.notText }
-        guard ManPage.looksLikeManPage(decoded.string) else { throw DocumentReadError("no .TH, .Dt or .SH request: not a man page") }
-        page = ManPage(decoded.string)
+        let isPage = ManPage.looksLikeManPage(decoded.string)
+        (page, plainText) = isPage ? (ManPage(decoded.string), nil) : (nil, decoded.string)
     }
 
-    public var metadata: DocumentMetadata { page.metadata }
+    public var metadata: DocumentMetadata {
+        page?.metadata ?? DocumentMetadata(fields: [MetadataField(key: "Lines", value: .integer(plainText?.lineCount ?? 0))])
+    }
 
-    public func fileWrapper(configuration: WriteConfiguration) throws -> FileWrapper { .text(page.text) }
+    public func fileWrapper(configuration: WriteConfiguration) throws -> FileWrapper { .text(page?.text ?? plainText ?? "") }
 
     /// The built-in group reading these documents (as `docent` registers it; an app may list it with its own).
     public static var group: DocumentGroup {
         DocumentGroup(viewing: ManPageDocument.self) { configuration in
-            page(configuration.document.page)
+            let document = configuration.document
+            if let manPage = document.page {
+                page(manPage)
+            } else {
+                let head = (document.plainText ?? "").head()
+                Note("Named as a man page, but it holds no man page's requests: shown as plain text.")
+                Metadata(document.metadata.fields)
+                CodeBlock(head.text)
+                if head.isCut { Note("Showing the first lines of \((document.plainText ?? "").lineCount).") }
+            }
         }
-        .revision(4)  // 1: no-fill macro lines and continued lines as man shows them; 2: tbl tables laid out; 3: titled as whatis says; 4: a definition ended by `.  .` (Asciidoctor's pages had no text)
+        .revision(5)  // 1: no-fill macro lines and continued lines as man shows them; 2: tbl tables laid out; 3: titled as whatis says; 4: a definition ended by `.  .` (Asciidoctor's pages had no text); 5: a file named as a page that holds no roff read as plain text (was an error)
     }
 
     /// A man page's preview (also used for compressed pages).

@@ -34,7 +34,27 @@ struct DecodedText: Sendable {
             if body.starts(with: [0xEF, 0xBB, 0xBF]) { body = body.dropFirst(3) }
             if !isComplete { body = body.dropLast(Self.incompleteUTF8Tail(body)) }
             let text = UnsafeBufferPointer(rebasing: body)
-            if let base = text.baseAddress, memchr(base, 0, text.count) != nil { return nil }
+            if let base = text.baseAddress, let first = memchr(base, 0, text.count) {
+                guard Self.hasStrayNULs(text, first: UnsafeRawPointer(first) - UnsafeRawPointer(base)) else { return nil }
+                // Text with a stray NUL or two (GNU grep's manual holds two, in an example):
+                // each shown as U+FFFD, which no word holds.
+                var clean: [UInt8] = []
+                clean.reserveCapacity(text.count + 64)
+                var i = 0
+                while i < text.count {
+                    if text[i] != 0 {
+                        clean.append(text[i])
+                    } else if i + 1 < text.count, text[i + 1] == 0x08 {
+                        i += 1  // an info file's cookie (`^@^H[index^@^H]`): markup, dropped
+                    } else {
+                        clean += [0xEF, 0xBF, 0xBD]
+                    }
+                    i += 1
+                }
+                return clean.withUnsafeBufferPointer { clean in
+                    String(validating: clean, as: UTF8.self).map { ($0, "UTF-8") } ?? Self.mixed(clean)
+                }
+            }
             if let utf8 = String(validating: text, as: UTF8.self) { return (utf8, "UTF-8") }
             // Not UTF-8 throughout: Latin-1 maps every byte, so require it to look like text
             // (few C0 controls).
@@ -44,6 +64,19 @@ struct DecodedText: Sendable {
         }
         guard let decoded else { return nil }
         (string, encoding) = decoded
+    }
+
+    /// Whether NULs in `bytes` (the first at `first`) are strays in a text rather than a sign
+    /// of binary: none in the first 8,000 bytes (where `git` and `diff` look for one to call a
+    /// file binary), and at most one in 4,096 bytes of the whole. A NUL before a backspace is
+    /// GNU info's markup (`^@^H[index^@^H]`), not a stray.
+    static func hasStrayNULs(_ bytes: UnsafeBufferPointer<UInt8>, first: Int) -> Bool {
+        var strays = 0
+        for i in first..<bytes.count where bytes[i] == 0 && (i + 1 == bytes.count || bytes[i + 1] != 0x08) {
+            if i < 8_000 { return false }
+            strays += 1
+        }
+        return strays * 4_096 <= bytes.count
     }
 
     /// Bytes that are not UTF-8 throughout: each valid UTF-8 sequence as it is, each other

@@ -52,6 +52,20 @@ struct BuiltInDocumentsTests {
         }
     }
 
+    @Test("A stray NUL past the first 8,000 bytes of a text (GNU grep's manual holds two) is shown as U+FFFD; NULs early or many are binary")
+    func strayNULs() {
+        let line = Array("Lines of a manual that goes on and on.\n".utf8)
+        let head = Array(repeating: line, count: 250).flatMap { $0 }  // 10,000 bytes
+        let stray = DecodedText(Data(head + Array("printf 'a".utf8) + [0] + Array("b' | grep -z b\n".utf8) + head))
+        #expect(stray?.string.contains("printf 'a\u{FFFD}b' | grep -z b") == true && stray?.encoding == "UTF-8")
+        #expect(DecodedText(Data(head + [0xE9, 0] + head))?.string.contains("\u{E9}\u{FFFD}") == true, "Latin-1 too")
+        #expect(DecodedText(Data(Array(line.prefix(20)) + [0] + head)) == nil, "a NUL in the first 8,000 bytes")
+        // GNU info's index cookies, anywhere: markup, dropped.
+        let cookie = DecodedText(Data(Array("* Menu:\n".utf8) + [0, 8] + Array("[index".utf8) + [0, 8] + Array("]\n".utf8) + head))
+        #expect(cookie?.string.hasPrefix("* Menu:\n[index]\n") == true)
+        #expect(DecodedText(Data(head + Array(repeating: [0x41, 0], count: 100).flatMap { $0 })) == nil, "more than one NUL in 4,096 bytes")
+    }
+
     @Test("Bytes that are not UTF-8 throughout: valid sequences kept, every other byte as Latin-1")
     func mixedDecoding() throws {
         func decode(_ bytes: [UInt8]) -> String? { DecodedText(Data(bytes))?.string }
@@ -254,6 +268,22 @@ struct BuiltInDocumentsTests {
         #expect(vector.field("Dimensions") == "120 × 80")
         #expect(vector.metadata.title == "Company logo")
         #expect(try await vector.text.contains("ACME"))
+    }
+
+    @Test("A file named as a man page that holds no roff (a licence's LGPL-2.1) is read as plain text; a GNU info manual with a stray NUL, gzipped, is text")
+    func namedAsManPage() async throws {
+        let dir = try TemporaryDirectory()
+        let licence = try dir.write("licenses/LGPL-2.1", "                  GNU LESSER GENERAL PUBLIC LICENSE\n                       Version 2.1, February 1999\n\nEveryone is permitted to copy and distribute verbatim copies.\n")
+        let opened = try await open(licence)
+        #expect(opened.contentType.identifier == "org.troff.man-page", "named as section 1's page")
+        #expect(opened.metadata.problems.isEmpty && opened.documentTypeName == "ManPageDocument")
+        #expect(try await opened.text.contains("Everyone is permitted to copy"))
+        // An info manual whose example holds a NUL past its first 8,000 bytes.
+        let node = "\u{1F}\nFile: tool.info,  Node: Usage\n\nUse the tool on lines of text, one at a time.\n"
+        let info = try dir.write("info/tool.info", String(repeating: node, count: 200) + "printf 'a\u{0}b' | tool -z\n")
+        #expect(try runTool("/usr/bin/gzip", ["-q", info]).status == 0)
+        let manual = try await open(info + ".gz")
+        #expect(try await manual.text.contains("printf 'a\u{FFFD}b' | tool -z"), "read, the NUL shown as U+FFFD")
     }
 
     @Test("Compressed files: a man page and a text compressed by gzip, bzip2, xz, lzma and zstd, typed by what they hold")
