@@ -13,7 +13,11 @@ public import Foundation
 ///
 /// Runs isolated (in the helper process): MuPDF is C over an untrusted format.
 public struct PDFDocument: FileDocument, DocumentMetadataProviding {
-    public static var readableContentTypes: [UTType] { [UTType("com.adobe.pdf") ?? .data] }
+    /// PDFs, and PDFs compressed by gzip (`policy.pdf.gz`, as Debian ships some manuals),
+    /// decompressed here in the helper within the read budget.
+    public static var readableContentTypes: [UTType] {
+        [UTType("com.adobe.pdf"), UTType(mimeType: "application/x-gzpdf")].compactMap { $0 }
+    }
     public static var writableContentTypes: [UTType] { [.plainText] }
 
     /// The text of each page read (at most `pageTextLimit` bytes in all).
@@ -54,19 +58,33 @@ public struct PDFDocument: FileDocument, DocumentMetadataProviding {
 
     public init(configuration: ReadConfiguration) throws {
         guard let region = try configuration.file.mappedContents() else { throw DocumentReadError("the file is empty") }
-        let header = try configuration.file.prefix(16)
-        let version = String(decoding: header, as: UTF8.self).firstMatch(of: /%PDF-([0-9.]+)/).map { String($0.1) }
         var problems: [DocumentProblem] = []
         if let cut = DocumentProblem.cutAtReadLimit(configuration.file) { problems.append(cut) }
+        guard region.withUnsafeBytes({ $0.starts(with: [0x1F, 0x8B]) }) else {
+            self = try region.withUnsafeBytes { try Self(reading: $0, problems: problems) }
+            return
+        }
+        // Compressed: the PDF decompressed whole (MuPDF reads a PDF from its end), within the read budget.
+        let inflated = Inflater.inflate(region.withUnsafeBytes { Data($0) }, limit: configuration.file.readLimit)
+        guard inflated.error == nil || !inflated.output.isEmpty else {
+            throw DocumentReadError("the gzip stream is damaged or cut short: \(inflated.error ?? "")")
+        }
+        if inflated.error != nil || inflated.hitLimit {
+            problems.append(DocumentProblem(.warning, kind: .truncated, "Only the first \(inflated.output.count) bytes of the PDF were decompressed."))
+        }
+        self = try inflated.output.withUnsafeBytes { try Self(reading: $0, problems: problems) }
+    }
+
+    /// Reads the PDF in `raw`.
+    private init(reading raw: UnsafeRawBufferPointer, problems: [DocumentProblem]) throws {
+        var problems = problems
+        let version = String(decoding: raw.prefix(16), as: UTF8.self).firstMatch(of: /%PDF-([0-9.]+)/).map { String($0.1) }
         let read = Read()
         var info = DocentPDFInfo()
-        region.withUnsafeBytes { raw in
-            let context = Unmanaged.passUnretained(read).toOpaque()
-            docent_pdf_read(raw.baseAddress, raw.count, Self.storeBytes, &info, { context, index, text, length, damaged in
-                let read = Unmanaged<Read>.fromOpaque(context!).takeUnretainedValue()
-                return read.page(Int(index), text.map { UnsafeRawBufferPointer(start: $0, count: length) }, damaged: damaged != 0)
-            }, context)
-        }
+        docent_pdf_read(raw.baseAddress, raw.count, Self.storeBytes, &info, { context, index, text, length, damaged in
+            let read = Unmanaged<Read>.fromOpaque(context!).takeUnretainedValue()
+            return read.page(Int(index), text.map { UnsafeRawBufferPointer(start: $0, count: length) }, damaged: damaged != 0)
+        }, Unmanaged.passUnretained(read).toOpaque())
         defer { docent_pdf_info_free(&info) }
         func string(_ value: UnsafeMutablePointer<CChar>?) -> String? {
             guard let value else { return nil }
@@ -86,7 +104,7 @@ public struct PDFDocument: FileDocument, DocumentMetadataProviding {
         if read.pages.count < pageCount {
             problems.append(DocumentProblem(.warning, kind: .truncated, "Text was taken from the first \(read.pages.count) of \(pageCount) pages (\(Self.pageTextLimit >> 20) MiB)."))
         }
-        pages = Self.rightToLeftPagesByPoppler(read.pages, region)
+        pages = Self.rightToLeftPagesByPoppler(read.pages, raw)
         (author, subject, keywords) = (string(info.author), string(info.subject), string(info.keywords))
         title = Self.title(string(info.title), firstPage: pages.first)
         (creator, producer) = (string(info.creator), string(info.producer))
@@ -116,27 +134,25 @@ public struct PDFDocument: FileDocument, DocumentMetadataProviding {
 
     /// `pages` with each page that holds Arabic or Hebrew text read again by poppler, which
     /// puts it in reading order with its spaces (MuPDF gives the glyphs as drawn).
-    private static func rightToLeftPagesByPoppler(_ pages: [String], _ region: MappedRegion) -> [String] {
+    private static func rightToLeftPagesByPoppler(_ pages: [String], _ raw: UnsafeRawBufferPointer) -> [String] {
         func rightToLeft(_ page: String) -> Bool {
             page.unicodeScalars.contains { (0x0590...0x08FF).contains($0.value) || (0xFB1D...0xFDFF).contains($0.value) || (0xFE70...0xFEFF).contains($0.value) }
         }
         let indexes = pages.indices.filter { rightToLeft(pages[$0]) }
         guard !indexes.isEmpty else { return pages }
-        return region.withUnsafeBytes { raw in
-            let bytes = g_bytes_new_static(raw.baseAddress, gsize(raw.count))
-            defer { g_bytes_unref(bytes) }
-            guard let document = poppler_document_new_from_bytes(bytes, nil, nil) else { return pages }
-            defer { g_object_unref(UnsafeMutableRawPointer(document)) }
-            var pages = pages
-            for index in indexes {
-                guard let page = poppler_document_get_page(document, Int32(index)) else { continue }
-                defer { g_object_unref(UnsafeMutableRawPointer(page)) }
-                guard let text = poppler_page_get_text(page) else { continue }
-                defer { docent_g_free(text) }
-                pages[index] = String(cString: text).trimmingWhitespaceAndNewlines
-            }
-            return pages
+        let bytes = g_bytes_new_static(raw.baseAddress, gsize(raw.count))
+        defer { g_bytes_unref(bytes) }
+        guard let document = poppler_document_new_from_bytes(bytes, nil, nil) else { return pages }
+        defer { g_object_unref(UnsafeMutableRawPointer(document)) }
+        var pages = pages
+        for index in indexes {
+            guard let page = poppler_document_get_page(document, Int32(index)) else { continue }
+            defer { g_object_unref(UnsafeMutableRawPointer(page)) }
+            guard let text = poppler_page_get_text(page) else { continue }
+            defer { docent_g_free(text) }
+            pages[index] = String(cString: text).trimmingWhitespaceAndNewlines
         }
+        return pages
     }
 
     /// The document's title: its information's, unless that is only the name of the file it

@@ -286,6 +286,23 @@ struct BuiltInDocumentsTests {
         #expect(try await manual.text.contains("printf 'a\u{FFFD}b' | tool -z"), "read, the NUL shown as U+FFFD")
     }
 
+    @Test("A PDF compressed by gzip (policy.pdf.gz) is read as a PDF: its pages' text and information; a cut stream is read as far as it goes")
+    func gzippedPDF() async throws {
+        let dir = try TemporaryDirectory()
+        let path = try dir.write("manual.pdf", String(decoding: SamplePDF.make(pages: 3, word: "quetzalcoatlus"), as: UTF8.self))
+        #expect(try runTool("/usr/bin/gzip", ["-q", path]).status == 0)
+        let opened = try await open(path + ".gz")
+        #expect(opened.contentType.identifier == "org.freedesktop.mime.application.x-gzpdf" && opened.documentTypeName == "PDFDocument")
+        #expect(opened.field("Pages") == "3" && opened.metadata.problems.isEmpty)
+        #expect(try await opened.text.contains("quetzalcoatlus"))
+        // Cut: a warning, not a crash; MuPDF reads what it can.
+        let whole = try Data(contentsOf: URL(fileURLWithPath: path + ".gz"))
+        let cut = try dir.write("cut.pdf.gz", "")
+        try whole.prefix(whole.count / 2).write(to: URL(fileURLWithPath: cut))
+        let partial = try? await open(cut)
+        #expect(partial == nil || partial?.metadata.problems.isEmpty == false)
+    }
+
     @Test("Compressed files: a man page and a text compressed by gzip, bzip2, xz, lzma and zstd, typed by what they hold")
     func compressed() async throws {
         let dir = try TemporaryDirectory()
