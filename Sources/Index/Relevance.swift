@@ -63,6 +63,11 @@ public enum Relevance {
 
     /// A file named as one word of a longer query (`logging.html` for `python logging tutorial`).
     static let nameWordFactor = 1.2
+    /// A file named as the module of a dotted name asked for (`functools.html` for `functools.lru_cache`).
+    /// Below a file named as the whole query (3): `concurrent.futures.html` before `concurrent.rst`.
+    /// (On the judged questions 1, 1.5, 2, 3, 4 gave MRR 0.820, 0.820, 0.821, 0.829, 0.835, but
+    /// from 3 up the held-out set's fell, 0.697 → 0.690, 0.688: 2 kept.)
+    static let qualifiedNameFactor = 2.0
     /// A title holding every word of the query (part of them: part of it, squared).
     static let titleFactor = 1.0
     /// A man page of sections 2 and 3 (programming interfaces), against the others.
@@ -96,6 +101,12 @@ public enum Relevance {
             factor *= 3
         } else if words.count > 1, words.contains(where: { $0 == stem }) {
             factor *= nameWordFactor
+        } else if words.count == 1, page == nil, let dot = words[0].firstIndex(of: "."), case let module = words[0][..<dot],
+                  !module.isEmpty, stem == module || stem.hasPrefix(module + "-") {
+            // A dotted name (`functools.lru_cache`, `asyncio.gather`): the file named as what
+            // holds it, its module's page (`functools.html`, `asyncio-task.html`) or source; not
+            // a man page, named as a command (`systemd.service` is not about systemd(1)).
+            factor *= qualifiedNameFactor
         }
         // The title holds the query's words: the more of them, the more (all of them most).
         if let title = title?.lowercased(), !title.isEmpty {

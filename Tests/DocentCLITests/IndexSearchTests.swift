@@ -273,6 +273,13 @@ struct IndexSearchTests {
         // A page named with a dot, asked for by that name, against notes that say its words more.
         try dir.write("rank/man/man5/unitd.service.5", man("unitd.service", "unit configuration", "Options of a unit."))
         try dir.write("rank/notes/unitd service notes.txt", "unitd service: the unitd service starts; unitd service again, unitd service\n")
+        // A dotted name: its module's page, against a test that says it more often.
+        try dir.write("rank/lib/quuxlib.html", "<html><head><title>quuxlib — tools for quux</title></head><body>"
+            + "<dl><dt>quuxlib.frobnicate(value)</dt><dd>Frobnicates the value: quuxlib.frobnicate(1) is 2.</dd>"
+            + "<dt>quuxlib.unfrob(value)</dt><dd>The inverse of quuxlib.frobnicate.</dd></dl><p>"
+            + String(repeating: "The library holds many tools for working with quux data. ", count: 20) + "</p></body></html>")
+        try dir.write("rank/tests/test_frob.py", "import quuxlib\n" + (1...40).map { "assert other_helper(\($0)) == \($0 + 1)\n" }.joined()
+            + (1...4).map { "assert quuxlib.frobnicate(\($0)) == \($0 + 1)\n" }.joined())
         _ = try index([dir.path + "/rank"], env: env)
         func ranked(_ query: String) throws -> [String] {
             let output = try Docent.run(["search", "--files", "--limit", "3", "--", query], environment: env).stdout
@@ -288,6 +295,8 @@ struct IndexSearchTests {
         #expect(try ranked("spindle tuning") == ["pages/a.html", "pages/b.html"])
         #expect(try ranked("attach a filesystem") == ["man/man8/fsattach.8", "man/man2/fsattach.2"])
         #expect(try first("unitd.service") == "man/man5/unitd.service.5")
+        let dotted = try ranked("quuxlib.frobnicate")
+        #expect(dotted == ["lib/quuxlib.html", "tests/test_frob.py"], "\(dotted)")
         // A misspelt word matches nothing: no title with the other words stands in for it.
         #expect(try ranked("show dixk space usage of file systems").isEmpty)
         // The translation is still found, after.

@@ -67,7 +67,7 @@ struct SearchFunctionsTests {
         #expect(abs(Relevance.factor(path: Array("/x".utf8), title: nil, words: ["a", "b"], distance: 61) - (1 + 0.25 / 61)) < 1e-12)
     }
 
-    @Test("A man page's name and section come from its file in a man section's folder; sections 2 and 3 rank below the others; a dotted name is named as the query")
+    @Test("A man page's name and section come from its file in a man section's folder; sections 2 and 3 rank below the others; a dotted name is named as the query, or names its module's file")
     func manPages() {
         func folders(_ path: String) -> ArraySlice<ArraySlice<UInt8>> { Array(path.utf8).split(separator: UInt8(ascii: "/"))[...] }
         #expect(Relevance.manPage("mount.8.gz", folders: folders("/usr/share/man/man8"))! == ("mount", "8"))
@@ -81,6 +81,11 @@ struct SearchFunctionsTests {
         #expect(Relevance.factor(path: Array("/m/man5/unit.service.5.gz".utf8), title: nil, words: ["unit.service"]) == 3)
         #expect(Relevance.factor(path: Array("/doc/library/os.path.html".utf8), title: nil, words: ["os", "path"]) == 3)
         #expect(Relevance.factor(path: Array("/doc/library/os.html".utf8), title: nil, words: ["os", "path"]) == Relevance.nameWordFactor)
+        // A dotted name: its module's page or source, below a file named as the whole of it; not a man page.
+        #expect(Relevance.factor(path: Array("/doc/library/functools.html".utf8), title: nil, words: ["functools.lru_cache"]) == Relevance.qualifiedNameFactor)
+        #expect(Relevance.factor(path: Array("/doc/library/asyncio-task.html".utf8), title: nil, words: ["asyncio.gather"]) == Relevance.qualifiedNameFactor)
+        #expect(Relevance.factor(path: Array("/m/man1/systemd.1.gz".utf8), title: nil, words: ["systemd.service"]) == 1)
+        #expect(Relevance.qualifiedNameFactor < 3)
     }
 
     @Test("docent_rank gives bm25()'s scores (without the IDF for a query of one phrase), also after the index changes under the same connection")
