@@ -91,6 +91,9 @@ package enum Spelling {
                 if let kept = byStem[stem], kept.weight >= variant.weight { continue }
                 byStem[stem] = variant
             }
+            // A word some files hold is not "corrected" to a variant whose stem is only its own
+            // beginning: `pagerank` (17 files) is no slip for `pagerant`, which stems to `pager`.
+            if typedFiles > 0 { byStem = byStem.filter { !word.hasPrefix($0.key) } }
             let weights = Dictionary(byStem.values.map { ($0.word, $0.weight) }) { first, _ in first }
             var best: (word: String, files: Int, score: Double)?
             for candidate in try held(byStem.values.map(\.word).sorted()) {

@@ -60,6 +60,12 @@ struct SpellingTests {
         let now = try index.suggestions(for: try SearchQuery.parse("seperate").match)
         #expect(now.map(\.suggestion) == ["separate"], "\(now)")
         #expect(now.first?.filesTyped == 1)
+        // A rare word whose one-edit variant stems to a common word that begins it is no slip:
+        // `pagerank` in one file, `pager` (the stem of `pagerant`) in twenty.
+        try index.upsert([file("/r/graph.txt", "the pagerank of each node", inode: 7000)]
+            + (0..<20).map { file("/r/pager\($0).txt", "set the pager to less", inode: Int64(7100 + $0)) })
+        #expect(try suggested("pagerank").isEmpty)
+        #expect(try suggested("pagerak")["pagerak"] != nil, "a word no file holds is still corrected")
     }
 
     @Test("Each word of a query gets its own; --fuzzy's expression searches the suggestion beside the word")
