@@ -115,6 +115,23 @@ struct FileIndexTests {
         #expect(try index.count() == 5)
     }
 
+    @Test("A batch of new paths and paths already held: the new inserted, the held updated in place (same id), the inverted index as if made afresh")
+    func mixedBatch() throws {
+        func id(_ path: String) throws -> Int64? { try index.read { try Int64.fetchOne($0, sql: "SELECT id FROM files WHERE path = ?", arguments: [Data(path.utf8)]) } }
+        let before = try #require(try id("/r/migration.txt"))
+        try index.upsert([
+            file("/r/new-a.txt", "kiwi orchard", inode: 40),
+            file("/r/migration.txt", "now about kiwi and tea", inode: 4, modified: 41),
+            file("/r/new-b.txt", "kiwi harvest", inode: 41),
+        ])
+        #expect(try index.count() == 7)
+        #expect(try id("/r/migration.txt") == before, "updated in place")
+        #expect(try Set(paths(.term("kiwi"))) == ["/r/new-a.txt", "/r/migration.txt", "/r/new-b.txt"])
+        #expect(try paths(.term("tea")) == ["/r/migration.txt"])
+        #expect(try paths(.term("nothing")).isEmpty, "the old text's words are gone")
+        try index.write { try $0.execute(sql: "INSERT INTO files_fts (files_fts, rank) VALUES ('integrity-check', 1)") }
+    }
+
     @Test("Remove, replace, move and signatures")
     func rows() throws {
         try index.upsert([file("/r/migration.txt", "now about tea", inode: 4, modified: 41)])
