@@ -111,9 +111,7 @@ public struct CompressedDocument: FileDocument, DocumentMetadataProviding {
                 Note.problems(document.metadata.problems)
                 Metadata(document.metadata.fields)
                 if let text = document.text {
-                    let head = text.head()
-                    CodeBlock(head.text)
-                    if head.isCut { Note("Showing the first lines of \(text.lineCount).") }
+                    PlainTextDocument.textHead(text)
                 } else {
                     Note("The decompressed content is not text.")
                 }

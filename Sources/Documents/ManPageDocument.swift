@@ -36,11 +36,9 @@ public struct ManPageDocument: FileDocument, DocumentMetadataProviding {
             if let manPage = document.page {
                 page(manPage)
             } else {
-                let head = (document.plainText ?? "").head()
                 Note("Named as a man page, but it holds no man page's requests: shown as plain text.")
                 Metadata(document.metadata.fields)
-                CodeBlock(head.text)
-                if head.isCut { Note("Showing the first lines of \((document.plainText ?? "").lineCount).") }
+                PlainTextDocument.textHead(document.plainText ?? "")
             }
         }
         .revision(5)  // 1: no-fill macro lines and continued lines as man shows them; 2: tbl tables laid out; 3: titled as whatis says; 4: a definition ended by `.  .` (Asciidoctor's pages had no text); 5: a file named as a page that holds no roff read as plain text (was an error)

@@ -31,15 +31,22 @@ public struct PlainTextDocument: FileDocument, DocumentMetadataProviding {
     public static var group: DocumentGroup {
         DocumentGroup(viewing: PlainTextDocument.self) { configuration in
             let document = configuration.document
-            let head = document.text.head()
             Metadata(document.metadata.fields)
             if document.text.isEmpty {
                 Note("The file is empty.")
             } else {
-                CodeBlock(head.text)
-                if head.isCut { Note("Showing the first lines of \(document.text.lineCount).") }
+                textHead(document.text)
             }
         }
+    }
+
+    /// A text's head as a code block, and a note when the rest is left out (plain text, source
+    /// code, a compressed text, a file named as a man page that is not one).
+    @PreviewBuilder
+    static func textHead(_ text: String, language: String? = nil) -> [PreviewElement] {
+        let head = text.head()
+        CodeBlock(head.text, language: language)
+        if head.isCut { Note("Showing the first lines of \(text.lineCount).") }
     }
 }
 
@@ -99,10 +106,8 @@ public struct SourceCodeDocument: FileDocument, DocumentMetadataProviding {
     public static var group: DocumentGroup {
         DocumentGroup(viewing: SourceCodeDocument.self) { configuration in
             let document = configuration.document
-            let head = document.text.head()
             Metadata(document.metadata.fields)
-            CodeBlock(head.text, language: document.language)
-            if head.isCut { Note("Showing the first lines of \(document.text.lineCount).") }
+            PlainTextDocument.textHead(document.text, language: document.language)
         }
     }
 }
