@@ -81,6 +81,8 @@ public struct CompressedDocument: FileDocument, DocumentMetadataProviding {
             metadata.append("Contains", .text("man page"))
         } else {
             metadata.append("Contains", innerType.map { .text($0.localizedDescription ?? $0.identifier) })
+            // A text (not code) titled as it sets out its title.
+            if let text, innerType.map({ !$0.conforms(to: .sourceCode) }) ?? true { metadata.title = TextTitle.of(text) }
         }
         // What it holds, when that is known and read: a man page, or text of a type its name says (else plain text).
         if manPage != nil {
@@ -117,7 +119,7 @@ public struct CompressedDocument: FileDocument, DocumentMetadataProviding {
                 }
             }
         }
-        .revision(8)  // 2: man pages rendered; 3: no-fill macro lines and continued lines as man shows them; filed under what it holds; 4: bzip2, xz, lzma, Zstandard; 5: tbl tables laid out; 6: man pages titled as whatis says; 7: a definition ended by `.  .`; 8: a text with stray NULs read (GNU info manuals were "not text")
+        .revision(9)  // 2: man pages rendered; 3: no-fill macro lines and continued lines as man shows them; filed under what it holds; 4: bzip2, xz, lzma, Zstandard; 5: tbl tables laid out; 6: man pages titled as whatis says; 7: a definition ended by `.  .`; 8: a text with stray NULs read (GNU info manuals were "not text"); 9: a text titled as it sets out its title
     }
 }
 

@@ -24,7 +24,7 @@ public struct ManPageDocument: FileDocument, DocumentMetadataProviding {
     }
 
     public var metadata: DocumentMetadata {
-        page?.metadata ?? DocumentMetadata(fields: [MetadataField(key: "Lines", value: .integer(plainText?.lineCount ?? 0))])
+        page?.metadata ?? DocumentMetadata(title: plainText.flatMap(TextTitle.of), fields: [MetadataField(key: "Lines", value: .integer(plainText?.lineCount ?? 0))])
     }
 
     public func fileWrapper(configuration: WriteConfiguration) throws -> FileWrapper { .text(page?.text ?? plainText ?? "") }
@@ -41,7 +41,7 @@ public struct ManPageDocument: FileDocument, DocumentMetadataProviding {
                 PlainTextDocument.textHead(document.plainText ?? "")
             }
         }
-        .revision(5)  // 1: no-fill macro lines and continued lines as man shows them; 2: tbl tables laid out; 3: titled as whatis says; 4: a definition ended by `.  .` (Asciidoctor's pages had no text); 5: a file named as a page that holds no roff read as plain text (was an error)
+        .revision(6)  // 1: no-fill macro lines and continued lines as man shows them; 2: tbl tables laid out; 3: titled as whatis says; 4: a definition ended by `.  .` (Asciidoctor's pages had no text); 5: a file named as a page that holds no roff read as plain text (was an error); 6: such a text titled as it sets out its title
     }
 
     /// A man page's preview (also used for compressed pages).

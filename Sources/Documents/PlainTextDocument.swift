@@ -19,7 +19,7 @@ public struct PlainTextDocument: FileDocument, DocumentMetadataProviding {
     }
 
     public var metadata: DocumentMetadata {
-        DocumentMetadata(fields: [
+        DocumentMetadata(title: TextTitle.of(text), fields: [
             MetadataField(key: "Encoding", value: .text(encoding)),
             MetadataField(key: "Lines", value: .integer(text.lineCount)),
         ])
@@ -38,6 +38,7 @@ public struct PlainTextDocument: FileDocument, DocumentMetadataProviding {
                 textHead(document.text)
             }
         }
+        .revision(2)  // 2: titled where the text sets out a title (an underlined or centred first line)
     }
 
     /// A text's head as a code block, and a note when the rest is left out (plain text, source

@@ -36,6 +36,42 @@ struct BuiltInDocumentsTests {
         #expect(try await both.text == "naïve café, été d’été 😀\n")
     }
 
+    @Test("A plain text is titled only where it sets out a title: underlined, over- and underlined, or centred")
+    func textTitles() async throws {
+        let cases: [(String, String?)] = [
+            ("Git v2.37 Release Notes\n========================\n\nUpdates since v2.36\n", "Git v2.37 Release Notes"),
+            ("\n\n=====\nUX Research\n=====\n\nBody.\n", "UX Research"),
+            (":mod:`math` --- Mathematical functions\n======================================\n", "math — Mathematical functions"),
+            ("Windows lines\r\n-------------\r\nbody\r\n", "Windows lines"),
+            ("                   GNU LESSER GENERAL PUBLIC LICENSE\n                       Version 3, 29 June 2007\n\n Copyright",
+             "GNU LESSER GENERAL PUBLIC LICENSE — Version 3, 29 June 2007"),
+            ("\t\tThe booktabs package\n\nSome text.\n", "The booktabs package"),
+            // Not titles: a sentence, a date, a mode line, code, columns, a short rule under a long line.
+            ("This package provides the foo library.\n\nMore.\n", nil),
+            ("2024-01-02  Someone <a@b>\n\n\t* fix\n", nil),
+            ("                -*- outline -*-\n\nTODO\n", nil),
+            ("            if (x) { y(); }\n", nil),
+            ("Thanks to                               for\n", nil),
+            ("A first line that is long enough to need a longer rule than this\n---\n", nil),
+            ("\n\n\n\n\n\n\n\n\n\n\n\nLate\n====\n", nil),
+            ("", nil),
+        ]
+        for (text, title) in cases { #expect(TextTitle.of(text) == title, "\(text.debugDescription)") }
+
+        // Through the readers: a licence from base-files, and a gzipped text.
+        let gpl = try await open("/usr/share/common-licenses/GPL-3")
+        #expect(gpl.metadata.title == "GNU GENERAL PUBLIC LICENSE — Version 3, 29 June 2007")
+        let dir = try TemporaryDirectory()
+        let notes = try dir.write("NOTES.txt", "Release Notes\n=============\n\nNothing new.\n")
+        #expect(try await open(notes).metadata.title == "Release Notes")
+        #expect(try runTool("/usr/bin/gzip", ["-q", "-k", notes]).status == 0)
+        let gzipped = try await open(notes + ".gz")
+        #expect(gzipped.documentTypeName == "CompressedDocument" && gzipped.metadata.title == "Release Notes")
+        let code = try dir.write("setup.py", "Setup\n=====\nimport os\n")
+        #expect(try runTool("/usr/bin/gzip", ["-q", code]).status == 0)
+        #expect(try await open(code + ".gz").metadata.title == nil, "code is not titled")
+    }
+
     @Test("Trimming without Foundation trims what Foundation's whitespacesAndNewlines does")
     func nativeTrimming() {
         // Every kind of space and line end at the ends, and the same in the middle (kept).
