@@ -45,9 +45,9 @@
  * docent_score itself, unpruned, scores rows given by id (`rowid IN (…)`) on the same scale.
  *
  * docent_proximity(fts): how near the query's words stand in the row — the mean, over each
- * pair of consecutive phrases, of their closest distance in tokens within one column (1 for
- * words side by side; PROXIMITY_FAR for a pair that never shares a column; 0 for a query of
- * one phrase). Tao and Zhai ("An Exploration of Proximity Measures in Information Retrieval",
+ * pair of consecutive phrases the row holds both of, of their closest distance in tokens within
+ * one column (1 for words side by side; PROXIMITY_FAR for a pair that never shares a column; 0
+ * for a query of one phrase, or a row holding no two consecutive phrases). Tao and Zhai ("An Exploration of Proximity Measures in Information Retrieval",
  * SIGIR 2007) found the minimum pair distance the most useful. Asked only for the rows a
  * search ranks again (`Relevance`), never for every match: over every match of two common
  * words it cost 7% of the search. Only each phrase's first PROXIMITY_POSITIONS occurrences
@@ -284,13 +284,18 @@ static int row_proximity(const Fts5ExtensionApi *api, Fts5Context *fts, double *
         }
         counts[i] = kept;
     }
+    /* Pairs with a phrase the row does not hold (an alternative of a query widened by a
+       compound, `(file AND system) OR filesystem`) are left out; none left: 0, not known. */
     double distances = 0;
+    int pairs = 0;
     for (int i = 0; i + 1 < phrases; i++) {
+        if (counts[i] == 0 || counts[i + 1] == 0) continue;
         distances += closest(positions + (size_t)i * PROXIMITY_POSITIONS, counts[i],
                              positions + (size_t)(i + 1) * PROXIMITY_POSITIONS, counts[i + 1]);
+        pairs++;
     }
     sqlite3_free(positions);
-    *near = distances / (phrases - 1);
+    *near = pairs > 0 ? distances / pairs : 0;
     return SQLITE_OK;
 }
 

@@ -169,6 +169,8 @@ extension FileIndex {
 
     /// How many files match `request` (its limit and offset aside).
     public func count(_ request: SearchRequest) throws(IndexError) -> Int {
+        var request = request
+        request.match = try compounded(request.match)
         let (among, filters) = try rowsOfFewFiles(request)
         guard let (conditions, arguments) = conditions(request, among: filters) else { return 0 }
         let sql = """
@@ -183,9 +185,28 @@ extension FileIndex {
     /// The best `request.limit` hits after `request.offset`, by BM25 then recency (or in
     /// `request.order`).
     public func search(_ request: SearchRequest) throws(IndexError) -> [SearchHit] {
+        // The match as FTS5 runs it: words typed apart that the index holds joined match the joining too.
+        let typed = request.match
+        var request = request
+        request.match = try compounded(request.match)
         let (among, filters) = try rowsOfFewFiles(request)
         guard let (conditions, arguments) = conditions(request, among: filters) else { return [] }
-        return try search(request, conditions: conditions, arguments: arguments, among: among)
+        return try search(request, typed: typed, conditions: conditions, arguments: arguments, among: among)
+    }
+
+    /// `match` widened by the compounds this index holds (`FTSExpression.compounded`): each
+    /// joining of two adjacent words looked up once (a point lookup in FTS5's terms).
+    func compounded(_ match: FTSExpression?) throws(IndexError) -> FTSExpression? {
+        guard let match, case let candidates = match.compoundCandidates, !candidates.isEmpty else { return match }
+        let held = try read { db in
+            let files = try db.cachedStatement(sql: "SELECT count(*) FROM (SELECT 1 FROM files_fts WHERE files_fts MATCH ? LIMIT ?)")
+            return Set(try candidates.filter { candidate in
+                try FTSExpression.isCompound(candidate.joined, apart: candidate.apart) { expression, limit in
+                    try Int.fetchOne(files, arguments: [expression.matchString, limit]) ?? 0
+                }
+            }.map(\.joined))
+        }
+        return match.compounded(held)
     }
 
     /// The SQL conditions of a request and their arguments; nil when nothing can match. The
@@ -256,7 +277,9 @@ extension FileIndex {
         return (conditions, arguments)
     }
 
-    private func search(_ request: SearchRequest, conditions: [String], arguments: [any DatabaseValueConvertible],
+    /// `typed`: the match as typed, before `compounded` widened `request.match`; names and
+    /// titles are compared with its words.
+    private func search(_ request: SearchRequest, typed: FTSExpression?, conditions: [String], arguments: [any DatabaseValueConvertible],
                         among: [Int64]? = nil) throws(IndexError) -> [SearchHit] {
         var arguments = arguments
         let joinsText = request.match != nil
@@ -316,23 +339,23 @@ extension FileIndex {
             // Hits holding only part of a long question's words (their snippets are of any of them).
             var relaxed: Set<Int64> = []
             var relaxedWords: [String] = []
-            if reranks, let match = request.match {
+            if reranks, let match = request.match, let typed {
                 // Only the window is ranked again, however long the page: the first hits of a
                 // page of 5,000 are those of a page of 20, and the rest keep BM25's order (its
                 // proximity, a lookup per row, took seconds over thousands of hits).
                 let beyond = Array(hits.dropFirst(Relevance.window))
                 hits = Array(hits.prefix(Relevance.window))
                 // How near the words stand, for words that must all be there (not "either word").
-                let near = match.isConjunction && match.parts > 1 ? try Self.proximities(db, ids: hits.map(\.id), match: match, kept: kept) : [:]
+                let near = typed.isConjunction && typed.parts > 1 ? try Self.proximities(db, ids: hits.map(\.id), match: match, kept: kept) : [:]
                 // Titles that say part of a long question (page one only: the count is of full matches).
                 // Not when nothing matches: a misspelt word is then for "did you mean" to mend.
-                if request.offset == 0, !hits.isEmpty, let words = Self.relaxableWords(match) {
+                if request.offset == 0, !hits.isEmpty, let words = Self.relaxableWords(typed) {
                     let extra = try Self.relaxedHits(db, words: words, conditions: conditions, arguments: arguments.dropLast(2).map { $0 },
                                                      excluding: Set(hits.map(\.id)))
                     (relaxed, relaxedWords) = (Set(extra.map(\.id)), words)
                     hits += extra
                 }
-                hits = Array((Relevance.reranked(hits, for: match, proximity: near) + beyond).dropFirst(max(request.offset, 0)).prefix(request.limit))
+                hits = Array((Relevance.reranked(hits, for: typed, proximity: near) + beyond).dropFirst(max(request.offset, 0)).prefix(request.limit))
             }
             guard !hits.isEmpty, request.snippets else { return hits }
             var snippets = try Self.snippets(db, ids: hits.map(\.id).filter { !relaxed.contains($0) }, match: request.match)

@@ -37,16 +37,21 @@ extension PostgresIndex {
     /// metadata and first 1 KB of text (`rank_fts`; normalized by its length), then recency;
     /// snippets by Docent's own `docent_snippet` for the rows kept (TextWords).
     public func search(_ request: SearchRequest) throws(IndexError) -> [SearchHit] {
+        // The match as the index runs it: words typed apart that it holds joined match the
+        // joining too (as SQLite's); names, titles and nearness are of the words as typed.
+        let typed = request.match
+        var request = request
+        request.match = try compounded(request.match)
         // The best `Relevance.window` ranked again as SQLite's are (names, titles, nearness,
         // translations), then the page cut from them, then its snippets.
-        if request.match != nil, request.ranked, request.refined, request.order == .relevance, request.offset < Relevance.window {
+        if let typed, request.ranked, request.refined, request.order == .relevance, request.offset < Relevance.window {
             var widened = request
             (widened.limit, widened.offset, widened.snippets) = (max(Relevance.window, request.offset + request.limit), 0, false)
             var found = try search(widened, counted: nil)
             // How near the words stand, for words that must all be there (`proximities`).
-            let near = try proximities(ids: found.map(\.id), match: request.match!)
+            let near = try proximities(ids: found.map(\.id), match: typed)
             // Titles that say part of a long question, as with SQLite (`FileIndex.relaxedHits`).
-            let relaxable = request.offset == 0 && !found.isEmpty ? FileIndex.relaxableWords(request.match!) : nil
+            let relaxable = request.offset == 0 && !found.isEmpty ? FileIndex.relaxableWords(typed) : nil
             var relaxed: Set<Int64> = []
             if let words = relaxable {
                 var candidates = widened
@@ -57,7 +62,7 @@ extension PostgresIndex {
                     found = try rescored(found + extra, words: words)
                 }
             }
-            let hits = Array(Relevance.reranked(found, for: request.match, proximity: near).dropFirst(request.offset).prefix(request.limit))
+            let hits = Array(Relevance.reranked(found, for: typed, proximity: near).dropFirst(request.offset).prefix(request.limit))
             guard request.snippets, !hits.isEmpty else { return hits }
             let snippets = try run { connection throws(IndexError) in
                 let words = try TextWords()
@@ -83,9 +88,27 @@ extension PostgresIndex {
 
     /// How many files match `request`, its limit and offset aside.
     public func count(_ request: SearchRequest) throws(IndexError) -> Int {
+        var request = request
+        request.match = try compounded(request.match)
         var count = 0
         _ = try search(request, counted: { count = $0 })
         return count
+    }
+
+    /// `match` widened by the compounds this index holds (`FTSExpression.compounded`), as
+    /// SQLite's is: each joining of two adjacent words counted, bounded by its own files.
+    func compounded(_ match: FTSExpression?) throws(IndexError) -> FTSExpression? {
+        guard let match, case let candidates = match.compoundCandidates, !candidates.isEmpty else { return match }
+        let words = try TextWords()
+        let held = try run { connection throws(IndexError) -> Set<String> in
+            var held: Set<String> = []
+            for candidate in candidates where try FTSExpression.isCompound(candidate.joined, apart: candidate.apart, files: { expression, limit throws(IndexError) in
+                Int(try connection.execute("SELECT count(*) FROM (SELECT 1 FROM docent_files WHERE fts @@ $1::tsquery LIMIT $2) s",
+                                           [.text(TSQuery.text(expression, words: words)), .int(Int64(limit))]).int(0, 0))
+            }) { held.insert(candidate.joined) }
+            return held
+        }
+        return match.compounded(held)
     }
 
     /// The hits, or (with `counted`) how many there are.

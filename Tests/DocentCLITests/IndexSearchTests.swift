@@ -280,6 +280,8 @@ struct IndexSearchTests {
             + String(repeating: "The library holds many tools for working with quux data. ", count: 20) + "</p></body></html>")
         try dir.write("rank/tests/test_frob.py", "import quuxlib\n" + (1...40).map { "assert other_helper(\($0)) == \($0 + 1)\n" }.joined()
             + (1...4).map { "assert quuxlib.frobnicate(\($0)) == \($0 + 1)\n" }.joined())
+        // A page that writes "filesystem", asked for as two words ("file system" elsewhere).
+        try dir.write("rank/man/man8/mountfs.8", man("mountfs", "mount a filesystem", "mountfs makes the filesystem on a device part of the tree."))
         _ = try index([dir.path + "/rank"], env: env)
         func ranked(_ query: String) throws -> [String] {
             let output = try Docent.run(["search", "--files", "--limit", "3", "--", query], environment: env).stdout
@@ -297,6 +299,10 @@ struct IndexSearchTests {
         #expect(try first("unitd.service") == "man/man5/unitd.service.5")
         let dotted = try ranked("quuxlib.frobnicate")
         #expect(dotted == ["lib/quuxlib.html", "tests/test_frob.py"], "\(dotted)")
+        // Words typed apart find the compound the documents write, marked in its snippet.
+        #expect(try ranked("mount file system").contains("man/man8/mountfs.8"))
+        let compound = try Docent.run(["search", "--limit", "20", "--", "mount file system"], environment: env).stdout
+        #expect(compound.contains("[filesystem]"), "\(compound)")
         // A misspelt word matches nothing: no title with the other words stands in for it.
         #expect(try ranked("show dixk space usage of file systems").isEmpty)
         // The translation is still found, after.

@@ -60,11 +60,48 @@ struct SearchFunctionsTests {
         #expect(b.1 == 1 && a.1 == 61, "side by side: 1; 61 tokens apart: 61")
         #expect(found["name wooden.txt"]?.1 == 1000, "words in different columns: far")
         #expect(try scores("wooden").values.allSatisfy { $0.1 == 0 }, "one word: no distance")
+        // A phrase a row does not hold (an alternative) leaves its pairs out.
+        let either = try scores("wooden AND (ladder OR w5)")
+        #expect(either["together.txt"]?.1 == 3.5, "wooden–ladder 1, ladder–w5 6: the mean of both")
+        #expect(try scores("wooden AND (w5 OR zzznone)")["together.txt"]?.1 == 7, "w5–zzznone left out: wooden–w5 alone")
         let order = try index.search(SearchRequest(match: .and([.term("wooden"), .term("ladder")]))).map(\.displayPath)
         #expect(order.filter { $0 != "/p/name wooden.txt" } == ["/p/together.txt", "/p/apart.txt"], "\(order)")
         // The factor: a quarter more side by side, about the same far apart.
         #expect(Relevance.factor(path: Array("/x".utf8), title: nil, words: ["a", "b"], distance: 1) == 1.25)
         #expect(abs(Relevance.factor(path: Array("/x".utf8), title: nil, words: ["a", "b"], distance: 61) - (1 + 0.25 / 61)) < 1e-12)
+    }
+
+    @Test("Words typed apart match the compound the index holds, where it is a compound and not a name in code")
+    func compounds() throws {
+        let typed = FTSExpression.and([.term("mount"), .term("File"), .term("system"), .not(.term("x"), .term("y"))])
+        #expect(typed.compoundCandidates.map(\.joined) == ["mountfile", "filesystem"])
+        #expect(typed.compounded(["filesystem"]) == .and([.term("mount"), .or([.and([.term("File"), .term("system")]), .term("filesystem")]),
+                                                          .not(.term("x"), .term("y"))]))
+        // Left to right, a word in one pair only; phrases, prefixes and CJK characters are no halves.
+        #expect(FTSExpression.and([.term("a1"), .term("bb"), .term("cc"), .term("d")]).compounded(["a1bb", "bbcc", "ccd"])
+            == .and([.or([.and([.term("a1"), .term("bb")]), .term("a1bb")]), .term("cc"), .term("d")]))
+        #expect(FTSExpression.and([.phrase(["time"]), .prefix("zo"), .term("東")]).compoundCandidates.isEmpty)
+        #expect(FTSExpression.or([.term("time"), .term("zone")]).compoundCandidates.isEmpty, "either word: no pair")
+        // The rule: in two files at least, and one for every ten with the words apart.
+        func rule(compound: Int, apart: Int) -> Bool {
+            FTSExpression.isCompound("ab", apart: .and([.term("a"), .term("b")])) { expression, limit in
+                min(limit, expression == .term("ab") ? compound : apart)
+            }
+        }
+        #expect(rule(compound: 416, apart: 529) && rule(compound: 958, apart: 7_362) && rule(compound: 2, apart: 20))
+        #expect(!rule(compound: 185, apart: 5_269) && !rule(compound: 1, apart: 1) && !rule(compound: 2, apart: 21))
+
+        // In the index: "filesystem" in two pages, "file system" in one; "filetype" in one of many.
+        try index.upsert([file("/c/mount.8", "mount attaches the filesystem on a device", title: nil, inode: 1, modified: 1),
+                          file("/c/fsck.8", "checks a filesystem", title: nil, inode: 2, modified: 1),
+                          file("/c/notes.txt", "the file system is full; mount it elsewhere", title: nil, inode: 3, modified: 1),
+                          file("/c/code.c", "int filetype = guess(mount);", title: nil, inode: 4, modified: 1)]
+                         + (5...30).map { file("/c/type\($0).txt", "the file type of the mount \($0)", title: nil, inode: Int64($0), modified: 1) })
+        let found = try index.search(SearchRequest(match: .and([.term("mount"), .term("file"), .term("system")]), limit: 10)).map(\.displayPath)
+        #expect(Set(found) == ["/c/mount.8", "/c/notes.txt"], "\(found)")
+        #expect(try index.count(SearchRequest(match: .and([.term("mount"), .term("file"), .term("system")]))) == 2)
+        let typeHits = try index.search(SearchRequest(match: .and([.term("mount"), .term("file"), .term("type")]), limit: 50)).map(\.displayPath)
+        #expect(!typeHits.contains("/c/code.c"), "filetype: 1 file against 26 with the words apart, a name in code")
     }
 
     @Test("A man page's name and section come from its file in a man section's folder; sections 2 and 3 rank below the others; a dotted name is named as the query, or names its module's file")
