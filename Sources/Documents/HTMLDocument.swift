@@ -17,6 +17,8 @@ public struct HTMLDocument: FileDocument, DocumentMetadataProviding {
     public let linkCount: Int
     /// Headings in order: level and text.
     public let headings: [(level: Int, text: String)]
+    /// The terms its definition lists define (`<dt>`), in order.
+    public let terms: [String]
     /// The document's language (`<html lang>`).
     public let language: String?
     /// The text as blocks with their kind, for the preview.
@@ -38,7 +40,7 @@ public struct HTMLDocument: FileDocument, DocumentMetadataProviding {
     init(html data: Data, isComplete: Bool = true) throws {
         guard DecodedText(data, isComplete: isComplete) != nil else { throw DocumentReadError.notText }
         guard !data.isEmpty else {
-            (title, text, linkCount, headings, language, blocks) = (nil, "", 0, [], nil, [])
+            (title, text, linkCount, headings, terms, language, blocks) = (nil, "", 0, [], [], nil, [])
             return
         }
         let text = try HTMLText.parse(data)
@@ -46,6 +48,7 @@ public struct HTMLDocument: FileDocument, DocumentMetadataProviding {
         self.text = text.lines.joined(separator: "\n")
         self.linkCount = text.links
         self.headings = text.headings
+        self.terms = text.terms
         self.language = text.language
         self.blocks = text.blocks
     }
@@ -56,7 +59,8 @@ public struct HTMLDocument: FileDocument, DocumentMetadataProviding {
         metadata.append("Links", .integer(linkCount))
         metadata.append("Headings", .integer(headings.count))
         metadata.append("Words", .integer(text.wordCount))
-        metadata.headings = headings.map(\.text)
+        // The terms a definition list defines head their definitions: searched with the headings.
+        metadata.headings = headings.map(\.text) + terms
         return metadata
     }
 
@@ -71,7 +75,7 @@ public struct HTMLDocument: FileDocument, DocumentMetadataProviding {
             Metadata(document.metadata.fields)
             Self.structured(document.blocks, characters: 4_000)
         }
-        .revision(2)  // 1: navigation and header links left out of the text; 2: headings indexed
+        .revision(4)  // 1: navigation and header links left out of the text; 2: headings indexed; 3: definition lists' terms indexed with them; 4: a page declaring no encoding read as UTF-8 when its bytes are
     }
 
     /// The first blocks, up to about `characters`, as preview elements: consecutive list

@@ -12,6 +12,11 @@ final class HTMLText {
     var blocks: [Block] = []
     var links = 0
     var headings: [(Int, String)] = []
+    /// The terms a definition list defines (`<dt>`): an API reference's signatures
+    /// (`functools.lru_cache(user_function)`), a manual's options, a glossary's words. At most
+    /// `termLimit`, each cut at `termLength` characters.
+    var terms: [String] = []
+    static let termLimit = 4_000, termLength = 200
 
     /// A block of text and what kind of element it came from.
     struct Block: Equatable {
@@ -39,8 +44,12 @@ final class HTMLText {
     private var titleText: String?
     /// The heading being read, while inside `<h1>`…`<h6>`.
     private var heading: (level: Int, text: String)?
+    /// The term being read, while inside `<dt>`.
+    private var term: String?
 
-    /// Parses `data` (complete or a head of a file) in 64 KiB chunks.
+    /// Parses `data` (complete or a head of a file) in 64 KiB chunks. Bytes that are all valid
+    /// UTF-8 are read as UTF-8 when the page declares no encoding (libxml2 would read them as
+    /// Latin-1, as HTML 4 said: "—" became "â€”"); a declared one still applies.
     static func parse(_ data: Data) throws -> HTMLText {
         LibXML.initialize()
         let builder = HTMLText()
@@ -62,7 +71,8 @@ final class HTMLText {
         sax.cdataBlock = characters
         sax.ignorableWhitespace = characters
         let context = Unmanaged.passUnretained(builder).toOpaque()
-        guard let parser = htmlCreatePushParserCtxt(&sax, context, nil, 0, nil, XML_CHAR_ENCODING_NONE) else {
+        let encoding = String(validating: data, as: UTF8.self) != nil ? XML_CHAR_ENCODING_UTF8 : XML_CHAR_ENCODING_NONE
+        guard let parser = htmlCreatePushParserCtxt(&sax, context, nil, 0, nil, encoding) else {
             throw DocumentReadError(LibXML.lastError() ?? "not HTML")
         }
         defer { htmlFreeParserCtxt(parser) }
@@ -95,6 +105,7 @@ final class HTMLText {
             kind = .heading(level)
         } else if name == "li" || name == "dt" {
             kind = .item
+            if name == "dt", terms.count < Self.termLimit { term = "" }
         } else if name == "pre" {
             preDepth += 1
             kind = .code
@@ -135,6 +146,11 @@ final class HTMLText {
             if !text.isEmpty { headings.append((open.level, text)) }
             heading = nil
         }
+        if name == "dt", let text = term {
+            let collapsed = text.collapsingWhitespace
+            if !collapsed.isEmpty { terms.append(String(collapsed.prefix(Self.termLength))) }
+            term = nil
+        }
         if (name == "td" || name == "th"), let text = cell {
             row?.cells.append(text.collapsingWhitespace)
             cell = nil
@@ -153,6 +169,7 @@ final class HTMLText {
         guard hiddenDepth == 0 else { return }
         line += text
         if heading != nil { heading!.text += text }
+        if term != nil, term!.utf8.count < Self.termLength * 4 { term! += text }
         if cell != nil { cell! += text }
     }
 

@@ -178,6 +178,35 @@ struct HTMLStructureTests {
         ])
         #expect(document.text.contains("Wally 1,200 kg"), "a row is a line of the text, as before")
     }
+
+    @Test("The terms of definition lists (an API reference's signatures, a manual's options) are searched with the headings")
+    func definitionTerms() throws {
+        let page = """
+            <html><head><title>quux</title></head><body><h1>quux — tools</h1>
+            <dl class="py function"><dt class="sig" id="quux.frob"><span>quux.</span><span>frob</span>(<em>value</em>)<a class="headerlink" href="#quux.frob">¶</a></dt>
+            <dd><p>Frobnicates.</p></dd>
+            <dt>-v, --verbose</dt><dd>Says more.</dd>
+            <dt>   </dt><dd>An empty term is none.</dd></dl>
+            <dl><dt>\(String(repeating: "long ", count: 100))</dt><dd>cut</dd></dl>
+            </body></html>
+            """
+        let document = try HTMLDocument(html: Data(page.utf8))
+        let headings = document.metadata.headings
+        #expect(Array(headings.prefix(3)) == ["quux — tools", "quux.frob(value)", "-v, --verbose"], "\(headings)")
+        #expect(headings.count == 4 && headings[3].count == HTMLText.termLength)
+        #expect(document.metadata["Headings"]?.description == "1", "the count is of the headings alone")
+        #expect(document.text.contains("quux.frob(value)"), "the terms stay in the text")
+    }
+
+    @Test("A page that declares no encoding is read as UTF-8 when its bytes are; a declared Latin-1 page as Latin-1")
+    func encodings() throws {
+        let undeclared = try HTMLDocument(html: Data("<html><body><h1>Café — menu</h1></body></html>".utf8))
+        #expect(undeclared.title == "Café — menu")
+        let latin1 = Data("<html><head><meta charset=\"iso-8859-1\"><title>Caf".utf8) + Data([0xE9]) + Data("</title></head><body>cr".utf8)
+            + Data([0xE8]) + Data("me</body></html>".utf8)
+        let declared = try HTMLDocument(html: latin1)
+        #expect(declared.title == "Café" && declared.text.contains("crème"))
+    }
 }
 
 @Suite("Man pages laid out as man lays them out")
