@@ -111,7 +111,10 @@ public enum Relevance {
         // The title holds the query's words: the more of them, the more (all of them most).
         if let title = title?.lowercased(), !title.isEmpty {
             let titleWords = Set(title.split { !$0.isLetter && !$0.isNumber && $0 != "_" }.map { singular(String($0)) })
-            let covered = Double(words.filter { titleWords.contains(singular($0)) }.count) / Double(words.count)
+            // A dotted name's parts are words of a title (`apt.conf` in "apt.conf(5) — Configuration
+            // file for APT", `collections.OrderedDict` half in "collections — Container datatypes").
+            let parts = words.flatMap { word in word.contains(".") ? word.split(separator: ".").map(String.init) : [word] }
+            let covered = Double(parts.filter { titleWords.contains(singular($0)) }.count) / Double(max(parts.count, 1))
             factor *= 1 + titleFactor * covered * covered
         }
         // A man page of the programming sections (2, system calls; 3, library functions) below a

@@ -123,6 +123,11 @@ struct SearchFunctionsTests {
         #expect(Relevance.factor(path: Array("/doc/library/asyncio-task.html".utf8), title: nil, words: ["asyncio.gather"]) == Relevance.qualifiedNameFactor)
         #expect(Relevance.factor(path: Array("/m/man1/systemd.1.gz".utf8), title: nil, words: ["systemd.service"]) == 1)
         #expect(Relevance.qualifiedNameFactor < 3)
+        // A dotted name's parts are words of a title: all of them, or half.
+        #expect(Relevance.factor(path: Array("/x/a".utf8), title: "apt.conf(5) — Configuration file for APT", words: ["apt.conf"]) == 2)
+        #expect(Relevance.factor(path: Array("/x/a".utf8), title: "zipfile — Work with ZIP archives", words: ["zipfile.zipfile"]) == 2,
+                "zipfile, twice: both parts")
+        #expect(Relevance.factor(path: Array("/x/a".utf8), title: "collections — Container datatypes", words: ["collections.ordereddict"]) == 1.25)
     }
 
     @Test("docent_rank gives bm25()'s scores (without the IDF for a query of one phrase), also after the index changes under the same connection")
