@@ -16,6 +16,7 @@ package enum BuiltInReaders {
         ("PhotoDocument", ["public.jpeg", "public.tiff"]),
         ("ImageDocument", ["public.png", "public.jpeg", "com.compuserve.gif", "org.webmproject.webp", "com.microsoft.bmp", "public.svg-image"]),
         ("PDFDocument", ["com.adobe.pdf", "org.freedesktop.mime.application.x-gzpdf"]),
+        ("PostScriptDocument", ["com.adobe.postscript", "com.adobe.encapsulated-postscript"]),
         ("SourceCodeDocument", ["public.source-code"]),
         ("PlainTextDocument", ["public.plain-text", "public.text"]),
         ("CompressedDocument", ["org.gnu.gnu-zip-archive", "public.bzip2-archive", "org.tukaani.xz-archive", "org.freedesktop.mime.application.x-lzma", "com.facebook.zstandard-archive"]),

@@ -32,6 +32,8 @@ public struct CompressedDocument: FileDocument, DocumentMetadataProviding {
     public let problem: DocumentProblem?
     /// The rendered page, when the inner file is a man page (`ls.1.gz`).
     package let manPage: ManPage?
+    /// The DSC comments, when the inner file is PostScript (`manual.ps.gz`): it has no text.
+    package let postScript: PostScriptComments?
 
     /// The most bytes decompressed, whatever the file's size (a decompression bomb stops here).
     public static let outputLimit = 16 << 20
@@ -57,7 +59,8 @@ public struct CompressedDocument: FileDocument, DocumentMetadataProviding {
             problem = nil
         }
         let complete = result.error == nil && !result.hitLimit
-        text = DecodedText(result.output, isComplete: complete)?.string
+        postScript = PostScriptComments(result.output)
+        text = postScript == nil ? DecodedText(result.output, isComplete: complete)?.string : nil
         innerName = file.filename.map(Self.innerName(of:))
         let name = innerName
         innerType = name.flatMap { configuration.contentType.registry.types(forFileName: $0).first?.type }
@@ -79,6 +82,9 @@ public struct CompressedDocument: FileDocument, DocumentMetadataProviding {
         if let manPage {
             metadata = manPage.metadata
             metadata.append("Contains", .text("man page"))
+        } else if let postScript {
+            metadata = postScript.metadata
+            metadata.innerContentType = postScript.isEncapsulated ? "com.adobe.encapsulated-postscript" : "com.adobe.postscript"
         } else {
             metadata.append("Contains", innerType.map { .text($0.localizedDescription ?? $0.identifier) })
             // A text (not code) titled as it sets out its title.
@@ -114,12 +120,14 @@ public struct CompressedDocument: FileDocument, DocumentMetadataProviding {
                 Metadata(document.metadata.fields)
                 if let text = document.text {
                     PlainTextDocument.textHead(text)
+                } else if document.postScript != nil {
+                    Note(PostScriptComments.noText)
                 } else {
                     Note("The decompressed content is not text.")
                 }
             }
         }
-        .revision(9)  // 2: man pages rendered; 3: no-fill macro lines and continued lines as man shows them; filed under what it holds; 4: bzip2, xz, lzma, Zstandard; 5: tbl tables laid out; 6: man pages titled as whatis says; 7: a definition ended by `.  .`; 8: a text with stray NULs read (GNU info manuals were "not text"); 9: a text titled as it sets out its title
+        .revision(10)  // 2: man pages rendered; 3: no-fill macro lines and continued lines as man shows them; filed under what it holds; 4: bzip2, xz, lzma, Zstandard; 5: tbl tables laid out; 6: man pages titled as whatis says; 7: a definition ended by `.  .`; 8: a text with stray NULs read (GNU info manuals were "not text"); 9: a text titled as it sets out its title; 10: PostScript read for its DSC fields, not indexed as its code
     }
 }
 

@@ -72,6 +72,57 @@ struct BuiltInDocumentsTests {
         #expect(try await open(code + ".gz").metadata.title == nil, "code is not titled")
     }
 
+    @Test("PostScript: its DSC fields (also at the end, also behind a DOS EPS header, also gzipped), never its code as text")
+    func postScript() async throws {
+        let dir = try TemporaryDirectory()
+        let program = """
+            %!PS-Adobe-3.0
+            %%Title: (Walrus care \\(second edition\\))
+            %%Creator: dvips(k) 2022.1
+            %%For: (Wally)
+            %%CreationDate: Thu Oct 20 00:09:42 2022
+            %%Pages: (atend)
+            %%BoundingBox: 0 0 612 792
+            %%EndComments
+            /Times-Roman findfont 12 scalefont setfont 72 720 moveto (quetzal) show showpage
+            %%Trailer
+            %%Pages: 3
+            %%EOF
+
+            """
+        let opened = try await open(try dir.write("walrus.ps", program))
+        #expect(opened.documentTypeName == "PostScriptDocument")
+        #expect(opened.metadata.title == "Walrus care (second edition)")
+        #expect(opened.field("Creator") == "dvips(k) 2022.1" && opened.field("Author") == "Wally" && opened.field("Pages") == "3")
+        #expect(opened.field("Created") == "Thu Oct 20 00:09:42 2022" && opened.field("Bounding box") == "0 0 612 792")
+        let text = try await opened.text
+        #expect(!text.contains("findfont") && !text.contains("quetzal"), "no code, no guessed text")
+
+        // Encapsulated, behind a DOS EPS binary header (offset 30, then a TIFF preview ignored).
+        let eps = Array("%!PS-Adobe-3.0 EPSF-3.0\n%%Title: figure one\n%%BoundingBox: 0 0 10 10\n%%EndComments\n".utf8)
+        var header: [UInt8] = [0xC5, 0xD0, 0xD3, 0xC6]
+        for value in [30, eps.count, 0, 0, 0, 0] { header += (0..<4).map { UInt8((value >> (8 * $0)) & 0xFF) } }
+        header += [0xFF, 0xFF]
+        let figure = try await open(try dir.write("figure.eps", bytes: header + eps))
+        #expect(figure.documentTypeName == "PostScriptDocument" && figure.metadata.title == "figure one" && figure.field("Kind") == "Encapsulated PostScript")
+
+        // Gzipped: the same fields, filed as PostScript, no text.
+        let gzipped = try dir.write("manual.ps", program)
+        #expect(try runTool("/usr/bin/gzip", ["-q", gzipped]).status == 0)
+        let compressed = try await open(gzipped + ".gz")
+        #expect(compressed.documentTypeName == "CompressedDocument" && compressed.metadata.innerContentType == "com.adobe.postscript")
+        #expect(compressed.metadata.title == "Walrus care (second edition)" && compressed.field("Pages") == "3")
+        let compressedText = try await compressed.text
+        #expect(!compressedText.contains("findfont"))
+
+        // Not PostScript, named .ps: read by another reader, or an error; never a crash.
+        let impostor = try? await open(try dir.write("impostor.ps", "hello, not a program\n"))
+        #expect(impostor?.documentTypeName != "PostScriptDocument")
+        #expect(PostScriptComments(Data([0xC5, 0xD0, 0xD3, 0xC6, 0xFF, 0xFF, 0xFF, 0x7F, 0, 0, 0, 0])) == nil, "an offset past the end")
+        #expect(PostScriptComments(Data("%!".utf8))?.title == nil)
+        #expect(PostScriptComments(Data("%!PS-Adobe-2.0\n%%Title: gnuplot.dvi\n".utf8))?.title == nil, "dvips's input name is no title")
+    }
+
     @Test("Trimming without Foundation trims what Foundation's whitespacesAndNewlines does")
     func nativeTrimming() {
         // Every kind of space and line end at the ends, and the same in the middle (kept).
