@@ -13,7 +13,7 @@ seconds=${1:-600}
 shift || true
 targets=("$@")
 if [ ${#targets[@]} -eq 0 ]; then
-  targets=(FuzzJSON FuzzCSV FuzzRTF FuzzManPage FuzzMarkdown FuzzImageHeader FuzzQuery FuzzDeclarations FuzzInotify FuzzHelperReply FuzzTokenizer)
+  targets=(FuzzJSON FuzzCSV FuzzRTF FuzzPostScript FuzzManPage FuzzMarkdown FuzzImageHeader FuzzQuery FuzzDeclarations FuzzInotify FuzzHelperReply FuzzTokenizer)
 fi
 scratch=.build-fuzz
 mkdir -p "$scratch/findings" "$scratch/corpus"
@@ -29,6 +29,11 @@ seed_from() {  # TARGET FIND-ARGS...
 seed_from FuzzJSON -name '*.json'
 seed_from FuzzCSV \( -name '*.csv' -o -name '*.tsv' \)
 seed_from FuzzRTF -name '*.rtf'
+seed_from FuzzPostScript \( -name '*.ps' -o -name '*.eps' \)
+if [ -z "$(ls -A "$scratch/corpus/FuzzPostScript" 2>/dev/null)" ]; then  # hand-made: a header, an (atend) trailer, a DOS EPS header
+  printf '%%!PS-Adobe-3.0\n%%%%Title: (a \\(b\\))\n%%%%Pages: (atend)\n%%%%EndComments\nshowpage\n%%%%Trailer\n%%%%Pages: 2\n' > "$scratch/corpus/FuzzPostScript/atend.ps"
+  printf '\xc5\xd0\xd3\xc6\x1e\x00\x00\x00\x20\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\xff\xff%%!PS-Adobe-3.0 EPSF-3.0\n%%%%Title: x\n' > "$scratch/corpus/FuzzPostScript/dos.eps"
+fi
 seed_from FuzzManPage -path '*/man/man*' -name '*.[1-8]'
 if [ -z "$(ls -A "$scratch/corpus/FuzzManPage" 2>/dev/null)" ]; then  # man pages are gzipped on Debian
   find /usr/share/man/man1 -name '*.1.gz' -size -16k | head -100 | while read -r f; do zcat "$f" > "$scratch/corpus/FuzzManPage/$(basename "$f" .gz)"; done
