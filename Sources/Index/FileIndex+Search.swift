@@ -196,7 +196,7 @@ extension FileIndex {
 
     /// `match` widened by the compounds this index holds (`FTSExpression.compounded`): each
     /// joining of two adjacent words looked up once (a point lookup in FTS5's terms).
-    func compounded(_ match: FTSExpression?) throws(IndexError) -> FTSExpression? {
+    public func compounded(_ match: FTSExpression?) throws(IndexError) -> FTSExpression? {
         guard let match, case let candidates = match.compoundCandidates, !candidates.isEmpty else { return match }
         let held = try read { db in
             let files = try db.cachedStatement(sql: "SELECT count(*) FROM (SELECT 1 FROM files_fts WHERE files_fts MATCH ? LIMIT ?)")

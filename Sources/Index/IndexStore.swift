@@ -76,6 +76,9 @@ public protocol IndexStore: AnyObject, Sendable {
     /// How many files match `request`, its limit and offset aside.
     func count(_ request: SearchRequest) throws(IndexError) -> Int
     func suggestions(for match: FTSExpression?) throws(IndexError) -> [SpellingSuggestion]
+    /// `match` as the store runs it: words typed apart that it holds joined match the joining
+    /// too (`FTSExpression.compounded`), so a reader marks what the search found.
+    func compounded(_ match: FTSExpression?) throws(IndexError) -> FTSExpression?
     func statistics() throws(IndexError) -> IndexStatistics
     func filesWithErrors(limit: Int?) throws(IndexError) -> [IndexedFile]
     /// The row with `id`, without its text, and the host it belongs to.

@@ -97,7 +97,7 @@ extension PostgresIndex {
 
     /// `match` widened by the compounds this index holds (`FTSExpression.compounded`), as
     /// SQLite's is: each joining of two adjacent words counted, bounded by its own files.
-    func compounded(_ match: FTSExpression?) throws(IndexError) -> FTSExpression? {
+    public func compounded(_ match: FTSExpression?) throws(IndexError) -> FTSExpression? {
         guard let match, case let candidates = match.compoundCandidates, !candidates.isEmpty else { return match }
         let words = try TextWords()
         let held = try run { connection throws(IndexError) -> Set<String> in

@@ -138,7 +138,7 @@ extension ViewerServer {
     /// Every match of `query` in the whole text, and their lines (kept for the last texts).
     func readerMarks(_ text: ReaderText, id: Int64, signature: FileSignature, query: String) -> ReaderMarks {
         readerCache.marks(id: id, signature: signature, query: query) {
-            guard let expression = Self.highlighted(query), let ranges = try? TextWords().matches(in: text.text, of: expression) else { return .none }
+            guard let expression = highlighted(query), let ranges = try? TextWords().matches(in: text.text, of: expression) else { return .none }
             return ReaderMarks(ranges: ranges, lines: ranges.map { text.line(at: $0.lowerBound) })
         }
     }
@@ -155,8 +155,10 @@ extension ViewerServer {
         return type.conforms(to: pdf)
     }
 
-    static func highlighted(_ query: String) -> FTSExpression? {
-        query.isEmpty ? nil : (try? SearchQuery.parse(query))?.match?.highlighted
+    /// What a reader marks of `query`: its words, and the compounds the search matched too.
+    func highlighted(_ query: String) -> FTSExpression? {
+        guard !query.isEmpty, let match = (try? SearchQuery.parse(query))?.match else { return nil }
+        return ((try? index.compounded(match)) ?? match)?.highlighted
     }
 
     private func readText(_ file: IndexedFile, id: Int64, signature: FileSignature) -> String? {
@@ -195,7 +197,7 @@ extension ViewerServer {
         if let known = readerCache.knownMarks(id: id, signature: signature, query: query) {
             return Self.readerSection(text, marks: known, id: id, query: query, from: from, language: language)
         }
-        let expression = Self.highlighted(query)
+        let expression = highlighted(query)
         let first = from == nil ? expression.flatMap { Self.firstMatch(in: text, of: $0) } : nil
         let start = min(max(1, from ?? first.map { Self.opening(text, at: $0) } ?? 1), text.lineCount)
         let stretch = Self.marks(in: text, from: start, count: Self.readerLines, of: expression)

@@ -151,7 +151,7 @@ struct ViewerServer: Sendable {
             let count = min(max(form["count"].flatMap(Int.init) ?? Self.readerLines, 1), Self.readerLines)
             let html = try await offPool { () -> String in
                 guard let (text, _) = readerText(file, id: id) else { return "" }
-                let marks = Self.marks(in: text, from: from, count: count, of: Self.highlighted(form["q"] ?? ""))
+                let marks = Self.marks(in: text, from: from, count: count, of: highlighted(form["q"] ?? ""))
                 return Self.lines(text, marks: marks, from: from, count: count)
             }
             return Self.html(html)

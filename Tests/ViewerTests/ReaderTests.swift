@@ -74,6 +74,19 @@ struct ReaderTests {
         }
     }
 
+    @Test("Words typed apart open the reader at the compound the search matched (file system → filesystem), marked")
+    func compoundMarked() async throws {
+        var lines = (1...200).map { "line \($0) of filler" }
+        lines[149] = "mount attaches the filesystem found on a device"
+        _ = try dir.write("root/other.txt", "the filesystem again; a file system mentioned\n")
+        let id = try indexed("mount.txt", lines.joined(separator: "\n") + "\n", word: "attaches")
+        let cookie = self.cookie
+        try await router().test { client in
+            let page = String(buffer: try await client.execute(uri: "/doc/\(id)?q=mount+file+system", method: .get, headers: cookie).body)
+            #expect(page.contains("<li id=\"L150\" value=\"150\"><mark>mount</mark> attaches the <mark>filesystem</mark> found on a device</li>"), "\(page)")
+        }
+    }
+
     @Test("A PDF's text page by page: each page's start known, its picture at its start, the form feed never shown")
     func pages() {
         let text = ReaderText("first\npage one\n\u{0C}second\nmore\n\u{0C}third", pictures: "/picture/7?v=1&page=")
