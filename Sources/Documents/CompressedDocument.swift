@@ -88,7 +88,11 @@ public struct CompressedDocument: FileDocument, DocumentMetadataProviding {
         } else {
             metadata.append("Contains", innerType.map { .text($0.localizedDescription ?? $0.identifier) })
             // A text (not code) titled as it sets out its title.
-            if let text, innerType.map({ !$0.conforms(to: .sourceCode) }) ?? true { metadata.title = TextTitle.of(text) }
+            if let text, let tex = UTType("org.tug.tex"), innerType?.conforms(to: tex) == true {
+                (metadata.title, metadata.headings) = LaTeXOutline.of(text)
+            } else if let text, innerType.map({ !$0.conforms(to: .sourceCode) }) ?? true {
+                metadata.title = TextTitle.of(text)
+            }
         }
         // What it holds, when that is known and read: a man page, or text of a type its name says (else plain text).
         if manPage != nil {
@@ -127,7 +131,7 @@ public struct CompressedDocument: FileDocument, DocumentMetadataProviding {
                 }
             }
         }
-        .revision(10)  // 2: man pages rendered; 3: no-fill macro lines and continued lines as man shows them; filed under what it holds; 4: bzip2, xz, lzma, Zstandard; 5: tbl tables laid out; 6: man pages titled as whatis says; 7: a definition ended by `.  .`; 8: a text with stray NULs read (GNU info manuals were "not text"); 9: a text titled as it sets out its title; 10: PostScript read for its DSC fields, not indexed as its code
+        .revision(11)  // 2: man pages rendered; 3: no-fill macro lines and continued lines as man shows them; filed under what it holds; 4: bzip2, xz, lzma, Zstandard; 5: tbl tables laid out; 6: man pages titled as whatis says; 7: a definition ended by `.  .`; 8: a text with stray NULs read (GNU info manuals were "not text"); 9: a text titled as it sets out its title; 10: PostScript read for its DSC fields, not indexed as its code; 11: a LaTeX source titled and sectioned by its commands
     }
 }
 

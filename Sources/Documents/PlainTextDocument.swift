@@ -11,18 +11,23 @@ public struct PlainTextDocument: FileDocument, DocumentMetadataProviding {
     public let text: String
     /// The encoding it was read in.
     public let encoding: String
+    /// Whether it is a LaTeX source, titled and sectioned by its commands.
+    let isLaTeX: Bool
 
     public init(configuration: ReadConfiguration) throws {
         let decoded = try configuration.text()
         text = decoded.string
         encoding = decoded.encoding
+        isLaTeX = UTType("org.tug.tex").map { configuration.contentType.conforms(to: $0) } ?? false
     }
 
     public var metadata: DocumentMetadata {
-        DocumentMetadata(title: TextTitle.of(text), fields: [
+        var metadata = DocumentMetadata(title: TextTitle.of(text), fields: [
             MetadataField(key: "Encoding", value: .text(encoding)),
             MetadataField(key: "Lines", value: .integer(text.lineCount)),
         ])
+        if isLaTeX { (metadata.title, metadata.headings) = LaTeXOutline.of(text) }
+        return metadata
     }
 
     public func fileWrapper(configuration: WriteConfiguration) throws -> FileWrapper { .text(text) }
@@ -38,7 +43,7 @@ public struct PlainTextDocument: FileDocument, DocumentMetadataProviding {
                 textHead(document.text)
             }
         }
-        .revision(2)  // 2: titled where the text sets out a title (an underlined or centred first line)
+        .revision(3)  // 2: titled where the text sets out a title (an underlined or centred first line); 3: a LaTeX source titled and sectioned by its commands
     }
 
     /// A text's head as a code block, and a note when the rest is left out (plain text, source

@@ -75,3 +75,72 @@ private extension Substring {
         return Substring(out)
     }
 }
+
+/// A LaTeX source's title and sectioning, as its commands state them: `\title{…}`, and
+/// `\part`, `\chapter`, `\section`, `\subsection` (starred or with a short form in brackets),
+/// their arguments read to the matching brace with simple markup taken off (`\textbf{x}` → x,
+/// `~` → a space). A `.tex` file is otherwise found by its words and its name only.
+enum LaTeXOutline {
+    static let commands = ["title", "part", "chapter", "section", "subsection"]
+    /// The most headings kept, each cut at `TextTitle`'s 100 characters.
+    static let headingLimit = 500
+
+    static func of(_ text: String) -> (title: String?, headings: [String]) {
+        var title: String?
+        var headings: [String] = []
+        let scalars = Array(text.unicodeScalars)
+        var index = 0
+        while index < scalars.count, headings.count < headingLimit {
+            guard scalars[index] == "\\" else { index += 1; continue }
+            var end = index + 1
+            while end < scalars.count, end - index <= 12, ("a"..."z").contains(scalars[end]) { end += 1 }
+            let name = String(String.UnicodeScalarView(scalars[(index + 1)..<end]))
+            index = end
+            guard commands.contains(name) else { continue }
+            if index < scalars.count, scalars[index] == "*" { index += 1 }
+            // A short form in brackets is skipped (the full title is in braces).
+            if index < scalars.count, scalars[index] == "[" {
+                var depth = 0
+                while index < scalars.count {
+                    if scalars[index] == "[" { depth += 1 } else if scalars[index] == "]" { depth -= 1; if depth == 0 { index += 1; break } }
+                    index += 1
+                }
+            }
+            guard index < scalars.count, scalars[index] == "{", let (argument, next) = braced(scalars, from: index) else { continue }
+            index = next
+            guard let cleaned = cleaned(argument) else { continue }
+            if name == "title" { if title == nil { title = cleaned } } else { headings.append(cleaned) }
+        }
+        return (title, headings)
+    }
+
+    /// The text inside the braces opening at `start`, and the index after the closing one (at
+    /// most 1,000 characters in).
+    private static func braced(_ scalars: [Unicode.Scalar], from start: Int) -> (String, Int)? {
+        var depth = 0
+        var index = start
+        var out = String.UnicodeScalarView()
+        while index < scalars.count, index - start <= 1_000 {
+            let scalar = scalars[index]
+            if scalar == "{" { depth += 1; if depth > 1 { out.append(scalar) } } else if scalar == "}" {
+                depth -= 1
+                if depth == 0 { return (String(out), index + 1) }
+                out.append(scalar)
+            } else { out.append(scalar) }
+            index += 1
+        }
+        return nil
+    }
+
+    /// An argument as text: commands dropped (their braced arguments kept), `~` and `\\` as
+    /// spaces; nil when nothing with letters is left.
+    private static func cleaned(_ argument: String) -> String? {
+        var text = argument.replacingOccurrences(of: "\\\\", with: " ").replacingOccurrences(of: "~", with: " ")
+        text = text.replacingOccurrences(of: #"\\(LaTeX|TeX)\b"#, with: "$1", options: .regularExpression)
+        text = text.replacingOccurrences(of: #"\\[A-Za-z@]+\*?(\[[^\]]*\])?"#, with: "", options: .regularExpression)
+        text = text.replacingOccurrences(of: #"[{}\\%$&#^_@]"#, with: "", options: .regularExpression)
+        let collapsed = text.split(whereSeparator: \.isWhitespace).joined(separator: " ")
+        guard collapsed.filter(\.isLetter).count >= 2 else { return nil }
+        return String(collapsed.prefix(100))
+    }
+}

@@ -58,6 +58,26 @@ struct BuiltInDocumentsTests {
         ]
         for (text, title) in cases { #expect(TextTitle.of(text) == title, "\(text.debugDescription)") }
 
+        // LaTeX: the title and sectioning its commands state, markup taken off.
+        let latex = #"""
+            \documentclass{article}
+            \def\title#1{\gdef\@title{#1}}
+            \title{The \textbf{walrus} package~manual\\ for \LaTeX}
+            \begin{document}\maketitle
+            \section*{Introduction}
+            \section[Short]{Feeding {walruses} in winter}
+            \subsection{Clams}
+            \section{\@gobble}
+            \end{document}
+            """#
+        let outline = LaTeXOutline.of(latex)
+        #expect(outline.title == "The walrus package manual for LaTeX")
+        #expect(outline.headings == ["Introduction", "Feeding walruses in winter", "Clams"], "\(outline.headings)")
+        #expect(LaTeXOutline.of("\\section{never closed" + String(repeating: "x", count: 2_000)).headings.isEmpty)
+        let texDir = try TemporaryDirectory()
+        let texFile = try await open(try texDir.write("walrus.tex", latex))
+        #expect(texFile.metadata.title == "The walrus package manual for LaTeX" && texFile.metadata.headings.count == 3)
+
         // Through the readers: a licence from base-files, and a gzipped text.
         let gpl = try await open("/usr/share/common-licenses/GPL-3")
         #expect(gpl.metadata.title == "GNU GENERAL PUBLIC LICENSE — Version 3, 29 June 2007")
