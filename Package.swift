@@ -288,7 +288,7 @@ let package = Package(
 // for fuzzing (`DOCENT_FUZZ=1`, with `-sanitize=fuzzer`; Fuzz/run.sh does both).
 if Context.environment["DOCENT_FUZZ"] != nil {
     let fuzzTargets: [(name: String, dependencies: [Target.Dependency])] = [
-        ("FuzzJSON", ["Documents"]), ("FuzzCSV", ["Documents"]), ("FuzzRTF", ["Documents"]), ("FuzzPostScript", ["Documents"]),
+        ("FuzzJSON", ["Documents"]), ("FuzzCSV", ["Documents"]), ("FuzzRTF", ["Documents"]), ("FuzzPostScript", ["Documents"]), ("FuzzDVI", ["Documents"]),
         ("FuzzManPage", ["Documents"]), ("FuzzMarkdown", ["Documents"]), ("FuzzImageHeader", ["Documents"]),
         ("FuzzQuery", ["Index"]), ("FuzzDeclarations", ["ContentTypes"]), ("FuzzInotify", ["Watcher"]),
         ("FuzzHelperReply", ["Engine"]), ("FuzzTokenizer", ["CSnippet", .product(name: "GRDB", package: "GRDB.swift")]),

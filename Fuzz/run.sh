@@ -13,7 +13,7 @@ seconds=${1:-600}
 shift || true
 targets=("$@")
 if [ ${#targets[@]} -eq 0 ]; then
-  targets=(FuzzJSON FuzzCSV FuzzRTF FuzzPostScript FuzzManPage FuzzMarkdown FuzzImageHeader FuzzQuery FuzzDeclarations FuzzInotify FuzzHelperReply FuzzTokenizer)
+  targets=(FuzzJSON FuzzCSV FuzzRTF FuzzPostScript FuzzDVI FuzzManPage FuzzMarkdown FuzzImageHeader FuzzQuery FuzzDeclarations FuzzInotify FuzzHelperReply FuzzTokenizer)
 fi
 scratch=.build-fuzz
 mkdir -p "$scratch/findings" "$scratch/corpus"
@@ -29,6 +29,10 @@ seed_from() {  # TARGET FIND-ARGS...
 seed_from FuzzJSON -name '*.json'
 seed_from FuzzCSV \( -name '*.csv' -o -name '*.tsv' \)
 seed_from FuzzRTF -name '*.rtf'
+seed_from FuzzDVI -name '*.dvi'
+if [ -z "$(ls -A "$scratch/corpus/FuzzDVI" 2>/dev/null)" ]; then  # Debian ships them gzipped
+  find /usr/share/doc -name '*.dvi.gz' -size -64k | head -20 | while read -r f; do zcat "$f" > "$scratch/corpus/FuzzDVI/$(basename "$f" .gz)"; done
+fi
 seed_from FuzzPostScript \( -name '*.ps' -o -name '*.eps' \)
 if [ -z "$(ls -A "$scratch/corpus/FuzzPostScript" 2>/dev/null)" ]; then  # hand-made: a header, an (atend) trailer, a DOS EPS header
   printf '%%!PS-Adobe-3.0\n%%%%Title: (a \\(b\\))\n%%%%Pages: (atend)\n%%%%EndComments\nshowpage\n%%%%Trailer\n%%%%Pages: 2\n' > "$scratch/corpus/FuzzPostScript/atend.ps"

@@ -17,6 +17,7 @@ package enum BuiltInReaders {
         ("ImageDocument", ["public.png", "public.jpeg", "com.compuserve.gif", "org.webmproject.webp", "com.microsoft.bmp", "public.svg-image"]),
         ("PDFDocument", ["com.adobe.pdf", "org.freedesktop.mime.application.x-gzpdf"]),
         ("PostScriptDocument", ["com.adobe.postscript", "com.adobe.encapsulated-postscript"]),
+        ("DVIDocument", ["org.freedesktop.mime.application.x-dvi"]),
         ("SourceCodeDocument", ["public.source-code"]),
         ("PlainTextDocument", ["public.plain-text", "public.text"]),
         ("CompressedDocument", ["org.gnu.gnu-zip-archive", "public.bzip2-archive", "org.tukaani.xz-archive", "org.freedesktop.mime.application.x-lzma", "com.facebook.zstandard-archive"]),

@@ -34,6 +34,8 @@ public struct CompressedDocument: FileDocument, DocumentMetadataProviding {
     package let manPage: ManPage?
     /// The DSC comments, when the inner file is PostScript (`manual.ps.gz`): it has no text.
     package let postScript: PostScriptComments?
+    /// The text read from TeX's typesetting, when the inner file is DVI (`refcard.dvi.gz`).
+    package let dvi: DVIText?
 
     /// The most bytes decompressed, whatever the file's size (a decompression bomb stops here).
     public static let outputLimit = 16 << 20
@@ -60,7 +62,8 @@ public struct CompressedDocument: FileDocument, DocumentMetadataProviding {
         }
         let complete = result.error == nil && !result.hitLimit
         postScript = PostScriptComments(result.output)
-        text = postScript == nil ? DecodedText(result.output, isComplete: complete)?.string : nil
+        dvi = postScript == nil ? DVIText(result.output) : nil
+        text = dvi?.text ?? (postScript == nil ? DecodedText(result.output, isComplete: complete)?.string : nil)
         innerName = file.filename.map(Self.innerName(of:))
         let name = innerName
         innerType = name.flatMap { configuration.contentType.registry.types(forFileName: $0).first?.type }
@@ -85,6 +88,9 @@ public struct CompressedDocument: FileDocument, DocumentMetadataProviding {
         } else if let postScript {
             metadata = postScript.metadata
             metadata.innerContentType = postScript.isEncapsulated ? "com.adobe.encapsulated-postscript" : "com.adobe.postscript"
+        } else if let dvi {
+            metadata = dvi.metadata
+            metadata.innerContentType = "org.freedesktop.mime.application.x-dvi"
         } else {
             metadata.append("Contains", innerType.map { .text($0.localizedDescription ?? $0.identifier) })
             // A text (not code) titled as it sets out its title.
@@ -97,7 +103,7 @@ public struct CompressedDocument: FileDocument, DocumentMetadataProviding {
         // What it holds, when that is known and read: a man page, or text of a type its name says (else plain text).
         if manPage != nil {
             metadata.innerContentType = "org.troff.man-page"
-        } else if text != nil {
+        } else if text != nil, dvi == nil {
             metadata.innerContentType = innerType.flatMap { $0.conforms(to: .text) ? $0.identifier : nil } ?? UTType.plainText.identifier
         }
         metadata.append("Compression", .text(compression))
@@ -131,7 +137,7 @@ public struct CompressedDocument: FileDocument, DocumentMetadataProviding {
                 }
             }
         }
-        .revision(11)  // 2: man pages rendered; 3: no-fill macro lines and continued lines as man shows them; filed under what it holds; 4: bzip2, xz, lzma, Zstandard; 5: tbl tables laid out; 6: man pages titled as whatis says; 7: a definition ended by `.  .`; 8: a text with stray NULs read (GNU info manuals were "not text"); 9: a text titled as it sets out its title; 10: PostScript read for its DSC fields, not indexed as its code; 11: a LaTeX source titled and sectioned by its commands
+        .revision(12)  // 2: man pages rendered; 3: no-fill macro lines and continued lines as man shows them; filed under what it holds; 4: bzip2, xz, lzma, Zstandard; 5: tbl tables laid out; 6: man pages titled as whatis says; 7: a definition ended by `.  .`; 8: a text with stray NULs read (GNU info manuals were "not text"); 9: a text titled as it sets out its title; 10: PostScript read for its DSC fields, not indexed as its code; 11: a LaTeX source titled and sectioned by its commands; 12: DVI read for its text
     }
 }
 

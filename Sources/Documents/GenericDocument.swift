@@ -78,7 +78,7 @@ public enum BuiltInDocuments {
     public static var groups: [DocumentGroup] {
         [
             MarkdownDocument.group, ManPageDocument.group, RTFDocument.group, JSONDocument.group, CSVDocument.group, HTMLDocument.group, XMLDocument.group,
-            PhotoDocument.group, ImageDocument.group, PDFDocument.group, PostScriptDocument.group, SourceCodeDocument.group, PlainTextDocument.group, CompressedDocument.group,
+            PhotoDocument.group, ImageDocument.group, PDFDocument.group, PostScriptDocument.group, DVIDocument.group, SourceCodeDocument.group, PlainTextDocument.group, CompressedDocument.group,
             OfficeDocument.group, EPUBDocument.group, ArchiveDocument.group, SQLiteDocument.group, MediaDocument.group, MailDocument.group,
             GenericDocument.group,
         ]

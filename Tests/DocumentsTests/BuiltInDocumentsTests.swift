@@ -143,6 +143,41 @@ struct BuiltInDocumentsTests {
         #expect(PostScriptComments(Data("%!PS-Adobe-2.0\n%%Title: gnuplot.dvi\n".utf8))?.title == nil, "dvips's input name is no title")
     }
 
+    @Test("DVI: the text of its text fonts, words apart where TeX moved right, lines where it moved down, accents on their letters; pages; gzipped too; cut or garbled, read as far as it goes")
+    func dvi() async throws {
+        func be(_ value: Int, _ count: Int) -> [UInt8] { (0..<count).reversed().map { UInt8((value >> (8 * $0)) & 0xFF) } }
+        func fontDef(_ number: Int, _ name: String) -> [UInt8] {
+            [243, UInt8(number)] + be(0, 4) + be(655_360, 4) + be(655_360, 4) + [0, UInt8(name.utf8.count)] + Array(name.utf8)
+        }
+        let bop: [UInt8] = [139] + Array(repeating: 0, count: 40) + be(-1, 4)
+        let space: [UInt8] = [145] + be(218_453, 3), kern: [UInt8] = [145] + be(18_000, 3), down: [UInt8] = [159] + be(786_432, 3)
+        var bytes: [UInt8] = [247, 2] + be(25_400_000, 4) + be(473_628_672, 4) + be(1_000, 4) + [11] + Array("TeX output ".utf8)
+        bytes += fontDef(0, "cmr10") + fontDef(1, "cmmi10") + fontDef(2, "ec-lmr10")
+        bytes += bop + [171] + [12] + Array("sh".utf8) + space + Array("caf".utf8) + [19] + Array("e".utf8)   // ﬁsh café
+        bytes += kern + Array("s".utf8) + down + Array("J".utf8) + [19] + Array("er".utf8) + [94] + Array("ome".utf8)   // (kerned) s; Jérôme
+        bytes += [172] + Array("x".utf8) + [171] + space + Array("Mikul".utf8) + [19, 16] + Array("k".utf8) + [140]    // math left out; Mikulík
+        bytes += bop + [173] + [28] + Array("ne".utf8) + [150] + be(218_453, 3) + [128, 233] + Array("t".utf8) + [147] + Array("two".utf8) + [140]
+        bytes += [248] + be(0, 4)
+        let dir = try TemporaryDirectory()
+        let path = try dir.write("notes.dvi", bytes: bytes)
+        let opened = try await open(path)
+        #expect(opened.documentTypeName == "DVIDocument" && opened.field("Pages") == "2" && opened.field("Comment") == "TeX output")
+        let text = try await opened.text
+        #expect(text == "fish cafés\nJérôme Mikulík\n\nfine ét two", "\(text.debugDescription)")
+        // Gzipped, as Debian ships refcard.dvi.gz.
+        #expect(try runTool("/usr/bin/gzip", ["-q", "-k", path]).status == 0)
+        let compressed = try await open(path + ".gz")
+        #expect(compressed.metadata.innerContentType == "org.freedesktop.mime.application.x-dvi")
+        #expect(try await compressed.text == text)
+        // Cut in the middle of a command, or an undefined command: read as far as it goes, with a warning.
+        let cut = try await open(try dir.write("cut.dvi", bytes: Array(bytes.prefix(try #require(bytes.firstIndex(of: UInt8(ascii: "J")))))))
+        #expect(cut.documentTypeName == "DVIDocument" && cut.metadata.problems.count == 1, "\(cut.documentTypeName) \(cut.metadata.problems)")
+        #expect(try await cut.text.hasPrefix("fish"))
+        let garbled = DVIText(Data(bytes.prefix(26) + [251] + bytes.dropFirst(26)))
+        #expect(garbled?.problem?.contains("undefined command (251)") == true)
+        #expect(DVIText(Data([247, 9] + Array(repeating: 0, count: 20))) == nil, "not DVI's identification")
+    }
+
     @Test("Trimming without Foundation trims what Foundation's whitespacesAndNewlines does")
     func nativeTrimming() {
         // Every kind of space and line end at the ends, and the same in the middle (kept).
