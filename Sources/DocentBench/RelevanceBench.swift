@@ -128,7 +128,7 @@ struct RelevanceBench: ParsableCommand {
         return result.split(separator: "\n").compactMap { line in
             guard let object = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any],
                   let path = object["path"] as? String else { return nil }
-            return ([path] + (object["alsoAt"] as? [String] ?? [])).map { relative($0, root) }
+            return ([path] + (object["alsoAt"] as? [String] ?? []) + (object["alsoAs"] as? [String] ?? [])).map { relative($0, root) }
         }
     }
 

@@ -96,8 +96,10 @@ package struct SearchCommand: ParsableCommand {
         }
         showSuggestions(suggestions, widened: widened)
         // Identical files are one hit with the other places listed; a list of paths keeps every file.
-        let (shownHits, alsoAt) = files || print0 ? (hits, [:]) : IdenticalHits.folded(hits, in: index)
-        for hit in shownHits { show(hit, event: nil, alsoAt: alsoAt[hit.id] ?? []) }
+        let (unique, alsoAt) = files || print0 ? (hits, [:]) : IdenticalHits.folded(hits, in: index)
+        // One document's typeset forms (`.pdf`, `.dvi`, `.ps` side by side) are one hit too.
+        let (shownHits, alsoAs) = files || print0 ? (unique, [:]) : Renditions.folded(unique)
+        for hit in shownHits { show(hit, event: nil, alsoAt: alsoAt[hit.id] ?? [], alsoAs: alsoAs[hit.id] ?? []) }
         if hits.isEmpty {
             // A person at a terminal is told; a script has the exit status and an empty output.
             if Output.isTerminal, !json, !files, !print0 { Output.error("no matches for \(Self.queryWords(query).joined(separator: " ").terminalSafe)") }
@@ -203,7 +205,7 @@ package struct SearchCommand: ParsableCommand {
     }
 
     /// Prints one hit in the chosen form; `event` tags JSON objects under --follow.
-    package func show(_ hit: SearchHit, event: String?, alsoAt: [String] = []) {
+    package func show(_ hit: SearchHit, event: String?, alsoAt: [String] = [], alsoAs: [String] = []) {
         // Another host's file is named host:path (scp's form), never as a path of this machine.
         let path = hit.place
         if print0 {
@@ -211,9 +213,9 @@ package struct SearchCommand: ParsableCommand {
         } else if files {
             Output.write(Data(path + [0x0A]))
         } else if json {
-            Output.line(JSONRenderer.encode(HitJSON(hit, event: event, alsoAt: alsoAt)))
+            Output.line(JSONRenderer.encode(HitJSON(hit, event: event, alsoAt: alsoAt, alsoAs: alsoAs)))
         } else {
-            Output.line(HitFormat.text(hit, terminal: Output.isTerminal && !Terminal.noColor, alsoAt: alsoAt))
+            Output.line(HitFormat.text(hit, terminal: Output.isTerminal && !Terminal.noColor, alsoAt: alsoAt, alsoAs: alsoAs))
         }
     }
 }
@@ -259,9 +261,12 @@ package struct HitJSON: Encodable {
     package let event: String?
     /// The places of identical files folded into this hit.
     package let alsoAt: [String]?
-    package init(_ hit: SearchHit, event: String? = nil, alsoAt: [String] = []) {
+    /// The places of the same document's other typeset forms (`.dvi`, `.ps` beside a `.pdf`).
+    package let alsoAs: [String]?
+    package init(_ hit: SearchHit, event: String? = nil, alsoAt: [String] = [], alsoAs: [String] = []) {
         self.event = event
         self.alsoAt = alsoAt.isEmpty ? nil : alsoAt
+        self.alsoAs = alsoAs.isEmpty ? nil : alsoAs
         path = hit.displayPath
         host = hit.host
         contentType = hit.contentType
@@ -286,7 +291,7 @@ package enum HitFormat {
     /// A hit as three lines: its place, its type, score and title, its snippet; made over the
     /// snippet's scalars, without Foundation's string bridging (0.3 ms of a search process's
     /// CPU time).
-    package static func text(_ hit: SearchHit, terminal: Bool, alsoAt: [String] = []) -> String {
+    package static func text(_ hit: SearchHit, terminal: Bool, alsoAt: [String] = [], alsoAs: [String] = []) -> String {
         let (open, close) = terminal ? ("\u{1B}[1m", "\u{1B}[0m") : ("[", "]")
         // The file's text made safe piece by piece, so the match markers survive as ours: a
         // match start, then its end, mark a match; any other marker is the file's own.
@@ -313,6 +318,7 @@ package enum HitFormat {
         if let title = hit.title, !title.isEmpty { text += " · " + title.terminalSafe }
         if !snippet.isEmpty { text += "\n  " + String(snippet) }
         if !alsoAt.isEmpty { text += "\n  the same file also at " + alsoAt.map(\.terminalSafe).joined(separator: ", ") }
+        if !alsoAs.isEmpty { text += "\n  the same document also as " + alsoAs.map(\.terminalSafe).joined(separator: ", ") }
         return text
     }
 

@@ -40,7 +40,7 @@ enum Pages {
         /// are those of what it meant, as nothing matched the query as typed).
         /// `total` files match; the hits are those from `offset`; `more` is the address of the next ones.
         case hits([SearchHit], query: String, suggestions: [SpellingSuggestion] = [], total: Int? = nil, offset: Int = 0, more: String? = nil,
-                  alsoAt: [Int64: [String]] = [:], corrected: Bool = false)
+                  alsoAt: [Int64: [String]] = [:], alsoAs: [Int64: [String]] = [:], corrected: Bool = false)
         case error(message: String, column: Int?, query: String)
         case none
     }
@@ -99,10 +99,10 @@ enum Pages {
                 <p id="problem" class="problem" role="alert">\(column.map { "Column \($0): " } ?? "")\(escape(message))<br><code>\(shown)</code></p>\
                 <ol id="hits" role="listbox"></ol>
                 """
-        case .hits(let hits, let query, let suggestions, let total, let offset, let more, let alsoAt, let corrected):
+        case .hits(let hits, let query, let suggestions, let total, let offset, let more, let alsoAt, let alsoAs, let corrected):
             let all = total ?? hits.count
-            // Files of this page, identical ones folded into their hit included.
-            let covered = hits.count + alsoAt.values.reduce(0) { $0 + $1.count }
+            // Files of this page, identical ones and other forms folded into their hit included.
+            let covered = hits.count + alsoAt.values.reduce(0) { $0 + $1.count } + alsoAs.values.reduce(0) { $0 + $1.count }
             var count = all == 0 ? "No matches" : all == 1 ? "1 match" : "\(all.formatted()) matches"
             if offset > 0 || covered < all { count += " · \((offset + 1).formatted())–\((offset + covered).formatted()) shown" }
             if !suggestions.isEmpty {
@@ -121,11 +121,12 @@ enum Pages {
                 "<a class=\"more\" href=\"\(escape($0))\" data-offset=\"\(offset + covered)\">\(min(rest, covered).formatted()) more of \(rest.formatted())</a>"
             } ?? "" : ""
             return "<p id=\"problem\" class=\"count\">\(count)</p><ol id=\"hits\" role=\"listbox\" start=\"\(offset + 1)\">"
-                + hits.map { hit($0, fresh: fresh.contains($0.id), pictureLater: picturesLater, alsoAt: alsoAt[$0.id] ?? []) }.joined() + "</ol>" + next
+                + hits.map { hit($0, fresh: fresh.contains($0.id), pictureLater: picturesLater, alsoAt: alsoAt[$0.id] ?? [], alsoAs: alsoAs[$0.id] ?? []) }
+                .joined() + "</ol>" + next
         }
     }
 
-    static func hit(_ hit: SearchHit, fresh: Bool = false, pictureLater: Bool = false, alsoAt: [String] = []) -> String {
+    static func hit(_ hit: SearchHit, fresh: Bool = false, pictureLater: Bool = false, alsoAt: [String] = [], alsoAs: [String] = []) -> String {
         let type = UTTypeRegistry.shared.type(identifier: hit.contentType)
         let name = hit.displayPath.split(separator: "/").last.map(String.init) ?? hit.displayPath
         let title = hit.title.flatMap { $0.isEmpty ? nil : $0 } ?? name
@@ -140,7 +141,8 @@ enum Pages {
             <span class="path">\(escape(place))</span>\
             <time datetime="\(iso(hit.modified))">\(escape(date(hit.modified)))</time>\
             <span class="snippet">\(snippet(hit.readableSnippet))</span>\
-            \(alsoAt.isEmpty ? "" : "<span class=\"also\">The same file also at " + alsoAt.map(escape).joined(separator: ", ") + "</span>")</span></a></li>
+            \(alsoAt.isEmpty ? "" : "<span class=\"also\">The same file also at " + alsoAt.map(escape).joined(separator: ", ") + "</span>")\
+            \(alsoAs.isEmpty ? "" : "<span class=\"also\">The same document also as " + alsoAs.map(escape).joined(separator: ", ") + "</span>")</span></a></li>
             """
     }
 

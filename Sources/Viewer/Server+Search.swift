@@ -64,11 +64,13 @@ extension ViewerServer {
                 // A first page that holds every match needs no count.
                 let total = offset == 0 && found.count < request.limit ? found.count : try index.count(request)
                 // Identical files are one hit, the best placed, with the other places listed.
-                let (hits, alsoAt) = IdenticalHits.folded(found, in: index)
-                let shown = hits.count + alsoAt.values.reduce(0) { $0 + $1.count }
+                let (unique, alsoAt) = IdenticalHits.folded(found, in: index)
+                // One document's typeset forms (`.pdf`, `.dvi`, `.ps` side by side) too.
+                let (hits, alsoAs) = Renditions.folded(unique)
+                let shown = hits.count + alsoAt.values.reduce(0) { $0 + $1.count } + alsoAs.values.reduce(0) { $0 + $1.count }
                 return .hits(hits, query: query, suggestions: suggestions, total: total, offset: offset,
                              more: Self.address(query: query, group: group, root: root, order: order, offset: offset + shown), alsoAt: alsoAt,
-                             corrected: corrected)
+                             alsoAs: alsoAs, corrected: corrected)
             } catch {
                 return .error(message: "\(error)", column: nil, query: query)
             }

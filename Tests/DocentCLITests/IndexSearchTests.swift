@@ -323,6 +323,17 @@ struct IndexSearchTests {
         let folded = try Docent.run(["search", "monday", "--json"], environment: env).jsonLines
         #expect(folded.count == 1 && (folded.first?["alsoAt"] as? [String])?.count == 1)
         #expect(try Docent.run(["search", "monday", "--files"], environment: env).stdout.split(separator: "\n").count == 2)
+        // One document in two typeset forms side by side: one hit, the other form listed with it.
+        try dir.write("tree/manual/guide.pdf", String(decoding: SamplePDF.make(pages: 1, word: "quetzalcoatlus"), as: UTF8.self))
+        try dir.write("tree/manual/guide-notes.txt", "quetzalcoatlus notes\n")
+        try dir.write("tree/manual/guide.ps", "%!PS-Adobe-3.0\n%%Title: quetzalcoatlus guide\n%%EndComments\n")
+        _ = try index([root], env: env)
+        let forms = try Docent.run(["search", "quetzalcoatlus", "--json"], environment: env).jsonLines
+        let leading = forms.filter { ($0["path"] as? String)?.hasPrefix(root + "/manual/guide.p") == true }
+        #expect(forms.count == 2 && leading.count == 1, "\(forms)")
+        #expect((leading.first?["alsoAs"] as? [String])?.count == 1 && leading.first?["alsoAt"] == nil)
+        #expect(try Docent.run(["search", "quetzalcoatlus"], environment: env).stdout.contains("\n  the same document also as " + root + "/manual/guide."))
+        #expect(try Docent.run(["search", "quetzalcoatlus", "--files"], environment: env).stdout.split(separator: "\n").count == 3, "a list of paths keeps every file")
         let json = try Docent.run(["search", "monday", "--json"], environment: env)
         let hit = try #require(json.jsonLines.first)
         #expect([root + "/notes/plan.md", root + "/backup/plan.md"].contains(hit["path"] as? String ?? ""))

@@ -104,6 +104,18 @@ struct SearchFunctionsTests {
         #expect(!typeHits.contains("/c/code.c"), "filetype: 1 file against 26 with the words apart, a name in code")
     }
 
+    @Test("One document's typeset forms side by side are one hit, the best placed, the others listed; other files and other folders stay apart")
+    func renditions() {
+        func hit(_ id: Int64, _ path: String, host: String? = nil) -> SearchHit {
+            SearchHit(id: id, path: Array(path.utf8), contentType: "x", title: nil, score: 0, snippet: "", modified: 0, host: host)
+        }
+        let hits = [hit(1, "/d/gnuplot.dvi"), hit(2, "/d/node1.html"), hit(3, "/d/gnuplot.PDF"), hit(4, "/e/gnuplot.pdf"),
+                    hit(5, "/d/gnuplot.ps.gz"), hit(6, "/d/gnuplot.pdf", host: "laptop"), hit(7, "/d/gnuplot.txt"), hit(8, "/d/.pdf")]
+        let (kept, alsoAs) = Renditions.folded(hits)
+        #expect(kept.map(\.id) == [1, 2, 4, 6, 7, 8])
+        #expect(alsoAs == [1: ["/d/gnuplot.PDF", "/d/gnuplot.ps.gz"]])
+    }
+
     @Test("A man page's name and section come from its file in a man section's folder; sections 2 and 3 rank below the others; a dotted name is named as the query, or names its module's file")
     func manPages() {
         func folders(_ path: String) -> ArraySlice<ArraySlice<UInt8>> { Array(path.utf8).split(separator: UInt8(ascii: "/"))[...] }

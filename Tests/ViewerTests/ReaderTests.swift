@@ -206,4 +206,17 @@ struct ReaderTests {
             #expect(results.contains("4 matches"), "the total still counts every file")
         }
     }
+
+    @Test("One document's typeset forms side by side are one hit, the other forms listed with it")
+    func typesetForms() async throws {
+        _ = try dir.write("root/m/walrus.pdf", String(decoding: SamplePDF.make(pages: 1, word: "pinniped"), as: UTF8.self))
+        _ = try dir.write("root/m/walrus.ps", "%!PS-Adobe-3.0\n%%Title: pinniped care\n%%EndComments\n")
+        _ = try Indexer(index: index, workers: 1).run(roots: [FilePath(dir.path + "/root")])
+        let cookie = self.cookie
+        try await router().test { client in
+            let results = String(buffer: try await client.execute(uri: "/api/search?q=pinniped", method: .get, headers: cookie).body)
+            #expect(results.components(separatedBy: "<li id=\"hit-").count - 1 == 1, "\(results)")
+            #expect(results.contains("The same document also as " + dir.path + "/root/m/walrus.p"))
+        }
+    }
 }
