@@ -51,7 +51,7 @@ package struct DVIText: Sendable, Hashable {
     /// Opcodes past which the file is not read (pre, post, post_post, and undefined ones).
     private enum Op {
         static let setChar1 = 128, setRule = 132, put1 = 133, putRule = 137, nop = 138, bop = 139, eop = 140, push = 141, pop = 142
-        static let right1 = 143, w0 = 147, w1 = 148, x0 = 152, x1 = 153, down1 = 157, y0 = 161, y1 = 162, z0 = 166, z1 = 167
+        static let right1 = 143, down1 = 157
         static let fntNum0 = 171, fnt1 = 235, xxx1 = 239, fntDef1 = 243, pre = 247, post = 248
     }
 
@@ -135,32 +135,12 @@ package struct DVIText: Sendable, Hashable {
                 if stack.count < 1_000 { stack.append((w, x, y, z)) }
             case Op.pop:
                 if let top = stack.popLast() { (w, x, y, z) = top }
-            case Op.right1..<Op.w0:
-                guard let amount = reader.signed(op - Op.right1 + 1) else { break commands }
+            case Op.right1..<Op.down1:  // right, w, x
+                guard let amount = Self.move(op - Op.right1, &reader, &w, &x) else { break commands }
                 moveRight(amount)
-            case Op.w0: moveRight(w)
-            case Op.w1..<Op.x0:
-                guard let amount = reader.signed(op - Op.w1 + 1) else { break commands }
-                w = amount
-                moveRight(w)
-            case Op.x0: moveRight(x)
-            case Op.x1..<Op.down1:
-                guard let amount = reader.signed(op - Op.x1 + 1) else { break commands }
-                x = amount
-                moveRight(x)
-            case Op.down1..<Op.y0:
-                guard let amount = reader.signed(op - Op.down1 + 1) else { break commands }
+            case Op.down1..<Op.fntNum0:  // down, y, z: laid out as right, w, x are
+                guard let amount = Self.move(op - Op.down1, &reader, &y, &z) else { break commands }
                 moveDown(amount)
-            case Op.y0: moveDown(y)
-            case Op.y1..<Op.z0:
-                guard let amount = reader.signed(op - Op.y1 + 1) else { break commands }
-                y = amount
-                moveDown(y)
-            case Op.z0: moveDown(z)
-            case Op.z1..<Op.fntNum0:
-                guard let amount = reader.signed(op - Op.z1 + 1) else { break commands }
-                z = amount
-                moveDown(z)
             case Op.fntNum0..<Op.fnt1: font = fonts[op - Op.fntNum0]
             case Op.fnt1..<Op.xxx1:
                 guard let number = reader.unsigned(op - Op.fnt1 + 1) else { break commands }
@@ -185,6 +165,25 @@ package struct DVIText: Sendable, Hashable {
         newLine()
         while lines.last == "" { lines.removeLast() }
         text = lines.joined(separator: "\n").precomposedStringWithCanonicalMapping
+    }
+
+    /// The amount of a move command, `offset` past the first of its group of 14 (right1…4,
+    /// w0, w1…4, x0, x1…4, and down, y, z alike): an amount of 1–4 bytes, a register's amount,
+    /// or a new amount that the register keeps; nil when the bytes run out.
+    private static func move(_ offset: Int, _ reader: inout Reader, _ first: inout Int, _ second: inout Int) -> Int? {
+        switch offset {
+        case 0..<4: return reader.signed(offset + 1)
+        case 4: return first
+        case 5..<9:
+            guard let amount = reader.signed(offset - 4) else { return nil }
+            first = amount
+            return amount
+        case 9: return second
+        default:
+            guard let amount = reader.signed(offset - 9) else { return nil }
+            second = amount
+            return amount
+        }
     }
 
     package var metadata: DocumentMetadata {

@@ -27,7 +27,7 @@ enum TextTitle {
         // An overline, the title, an underline.
         if isRule(line), first + 2 < lines.count, !next.isBlank, isRule(lines[first + 2]) { return cleaned(next) }
         // A title underlined: a rule at least half as long as it.
-        if isRule(next), next.trimmed.count * 2 >= line.trimmed.count { return cleaned(line) }
+        if isRule(next), String(next).trimmingSpace.count * 2 >= String(line).trimmingSpace.count { return cleaned(line) }
         // Centred lines.
         guard indentation(line) >= centred, let title = cleaned(line), title.count <= 72 else { return nil }
         if indentation(next) >= centred, let second = cleaned(next), second.count <= 72, title.count + second.count <= 100 {
@@ -38,7 +38,7 @@ enum TextTitle {
 
     /// A line of one character (`=`, `-`, `~`, `*`, `#`, `^`, `+`, `_`), three or more.
     private static func isRule(_ line: Substring) -> Bool {
-        let body = line.trimmed
+        let body = String(line).trimmingSpace
         guard body.count >= 3, let mark = body.first, "=-~*#^+_".contains(mark) else { return false }
         return body.allSatisfy { $0 == mark }
     }
@@ -48,7 +48,7 @@ enum TextTitle {
     /// The line as a title, or nil when it cannot be one: too short or too long, too few
     /// letters, an editor's mode line, code, columns of a table.
     private static func cleaned(_ line: Substring) -> String? {
-        var title = String(line.trimmed)
+        var title = String(line).trimmingSpace
         guard !title.contains("-*-"), !title.contains("    "), title.count <= 100 else { return nil }
         guard !title.contains(where: { "{};<>".contains($0) }) else { return nil }
         // reStructuredText roles and literals: their text.
@@ -61,10 +61,6 @@ enum TextTitle {
 
 private extension Substring {
     var isBlank: Bool { allSatisfy(\.isWhitespace) }
-    var trimmed: Substring {
-        guard let start = firstIndex(where: { !$0.isWhitespace }), let end = lastIndex(where: { !$0.isWhitespace }) else { return "" }
-        return self[start...end]
-    }
     /// Tabs as spaces to the next multiple of eight (the first 8 tabs at most matter here).
     func replacingTabs() -> Substring {
         guard contains("\t") else { return self }
