@@ -114,6 +114,14 @@ struct SearchFunctionsTests {
         let (kept, alsoAs) = Renditions.folded(hits)
         #expect(kept.map(\.id) == [1, 2, 4, 6, 7, 8])
         #expect(alsoAs == [1: ["/d/gnuplot.PDF", "/d/gnuplot.ps.gz"]])
+        // A Sphinx page and its source's copy (`_sources/…rst.txt`, older Sphinx `…txt`) are one
+        // hit; another page's source, or a text that only lies under `_sources`, stays apart.
+        let sphinx = [hit(1, "/h/_sources/library/tarfile.rst.txt"), hit(2, "/h/library/tarfile.html"), hit(3, "/h/library/zipfile.html"),
+                      hit(4, "/h/_sources/library/zipfile.txt"), hit(5, "/h/_sources/tarfile.rst.txt"), hit(6, "/h/_sources/notes.py"),
+                      hit(7, "/h/library/tarfile.txt")]
+        let (pages, sources) = Renditions.folded(sphinx)
+        #expect(pages.map(\.id) == [1, 3, 5, 6, 7])
+        #expect(sources == [1: ["/h/library/tarfile.html"], 3: ["/h/_sources/library/zipfile.txt"]])
     }
 
     @Test("A man page's name and section come from its file in a man section's folder; sections 2 and 3 rank below the others; a dotted name is named as the query, or names its module's file")
