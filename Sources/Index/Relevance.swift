@@ -88,32 +88,35 @@ public enum Relevance {
         let components = path.split(separator: UInt8(ascii: "/"))
         let name = components.last.map { String(decoding: $0, as: UTF8.self).lowercased() } ?? ""
         let stem = name.prefix { $0 != "." }
+        let titleWords = title.map { Set($0.lowercased().split { !$0.isLetter && !$0.isNumber && $0 != "_" }.map { singular(String($0)) }) } ?? []
         var factor = 1.0
         // The query's words near each other.
         if let distance, distance >= 1 { factor *= 1 + proximityFactor / distance }
         // Named as the query: the whole query ("git rebase", "git-rebase"; "systemd.service" →
-        // systemd.service.5.gz, "os.path" → os.path.html), or one word of it.
-        let joined = [words.joined(separator: "-"), words.joined(separator: "_"), words.joined()]
+        // systemd.service.5.gz, "os.path" → os.path.html), or one word of it. Words the name
+        // abbreviates count as its abbreviation (`R frequently asked questions`: `R-FAQ.pdf`).
+        let named = abbreviated(words, by: Set(stem.split { $0 == "-" || $0 == "_" }.map(String.init)))
+        let joined = [named.joined(separator: "-"), named.joined(separator: "_"), named.joined()]
         let page = manPage(name, folders: components.dropLast())
-        let dotted = words.joined(separator: ".")
-        if joined.contains(where: { $0 == stem }) || words.joined(separator: " ") == name
+        let dotted = named.joined(separator: ".")
+        if joined.contains(where: { $0 == stem }) || named.joined(separator: " ") == name
             || dotted == page?.name || dotted == withoutExtension(name) {
             factor *= 3
-        } else if words.count > 1, words.contains(where: { $0 == stem }) {
+        } else if named.count > 1, named.contains(where: { $0 == stem }) {
             factor *= nameWordFactor
-        } else if words.count == 1, page == nil, let dot = words[0].firstIndex(of: "."), case let module = words[0][..<dot],
+        } else if named.count == 1, page == nil, let dot = named[0].firstIndex(of: "."), case let module = named[0][..<dot],
                   !module.isEmpty, stem == module || stem.hasPrefix(module + "-") {
             // A dotted name (`functools.lru_cache`, `asyncio.gather`): the file named as what
             // holds it, its module's page (`functools.html`, `asyncio-task.html`) or source; not
             // a man page, named as a command (`systemd.service` is not about systemd(1)).
             factor *= qualifiedNameFactor
         }
-        // The title holds the query's words: the more of them, the more (all of them most).
-        if let title = title?.lowercased(), !title.isEmpty {
-            let titleWords = Set(title.split { !$0.isLetter && !$0.isNumber && $0 != "_" }.map { singular(String($0)) })
+        // The title holds the query's words: the more of them, the more (all of them most); the
+        // words it abbreviates as its abbreviation ("R FAQ").
+        if !titleWords.isEmpty {
             // A dotted name's parts are words of a title (`apt.conf` in "apt.conf(5) — Configuration
             // file for APT", `collections.OrderedDict` half in "collections — Container datatypes").
-            let parts = words.flatMap { word in word.contains(".") ? word.split(separator: ".").map(String.init) : [word] }
+            let parts = abbreviated(words, by: titleWords).flatMap { word in word.contains(".") ? word.split(separator: ".").map(String.init) : [word] }
             let covered = Double(parts.filter { titleWords.contains(singular($0)) }.count) / Double(max(parts.count, 1))
             factor *= 1 + titleFactor * covered * covered
         }
@@ -137,6 +140,30 @@ public enum Relevance {
             factor *= 0.5
         }
         return factor
+    }
+
+    /// `words` with each run of three to five of them whose initials `held` holds as a word
+    /// replaced by those initials (`frequently asked questions` → faq, `portable document
+    /// format` → pdf), the longest run first. Two words are not taken: their initials are too
+    /// often a word of their own.
+    static func abbreviated(_ words: [String], by held: Set<String>) -> [String] {
+        guard words.count >= 3, !held.isEmpty else { return words }
+        var out: [String] = []
+        var index = 0
+        while index < words.count {
+            let run = (3...5).reversed().first { length in
+                guard index + length <= words.count else { return false }
+                return held.contains(String(words[index..<index + length].compactMap(\.first)))
+            }
+            if let run {
+                out.append(String(words[index..<index + run].compactMap(\.first)))
+                index += run
+            } else {
+                out.append(words[index])
+                index += 1
+            }
+        }
+        return out
     }
 
     /// A man page's name and section from its file's name (`mount.8.gz` → mount, 8), when a

@@ -148,6 +148,15 @@ struct SearchFunctionsTests {
         #expect(Relevance.factor(path: Array("/x/a".utf8), title: "zipfile — Work with ZIP archives", words: ["zipfile.zipfile"]) == 2,
                 "zipfile, twice: both parts")
         #expect(Relevance.factor(path: Array("/x/a".utf8), title: "collections — Container datatypes", words: ["collections.ordereddict"]) == 1.25)
+        // Words a title or name abbreviates count as its abbreviation; two words never do.
+        #expect(Relevance.abbreviated(["r", "frequently", "asked", "questions"], by: ["r", "faq"]) == ["r", "faq"])
+        #expect(Relevance.abbreviated(["the", "portable", "document", "format", "spec"], by: ["pdf", "tpdfs"]) == ["tpdfs"], "the longest run")
+        #expect(Relevance.abbreviated(["make", "links", "now"], by: ["ml", "faq"]) == ["make", "links", "now"])
+        #expect(Relevance.factor(path: Array("/doc/R-FAQ.pdf".utf8), title: "R FAQ", words: ["r", "frequently", "asked", "questions"]) == 6,
+                "named and titled as the query")
+        #expect(Relevance.factor(path: Array("/doc/faq.pdf".utf8), title: "Frequently asked questions", words: ["r", "frequently", "asked", "questions"])
+                == Relevance.nameWordFactor * (1 + 0.75 * 0.75), "named as its abbreviation, titled with three of the four words")
+        #expect(Relevance.factor(path: Array("/doc/a.pdf".utf8), title: "ML", words: ["make", "links"]) == 1)
     }
 
     @Test("docent_rank gives bm25()'s scores (without the IDF for a query of one phrase), also after the index changes under the same connection")
