@@ -4,7 +4,9 @@ import GRDB
 /// A question in other words than its answer's: `show disk space usage of file systems` is
 /// answered by df(1), "report file system space usage", which never says "disk". Every word
 /// must match in a search (so a long query narrows, as people expect), but a document whose
-/// title or name holds at least half of a long query's words is a candidate too, scored by the
+/// title or name holds one of a long query's words, and whose title and path (folders
+/// included: `gnuplot draw a histogram`, gnuplot's page "Histograms") hold at least half of
+/// them, is a candidate too, scored by the
 /// same BM25 as the full matches' window (`docent_score`) over the words it has (a word it lacks adds nothing, so it ranks below one that
 /// has them all unless its title says more).
 extension FileIndex {
@@ -30,7 +32,7 @@ extension FileIndex {
     }
 
     /// The candidates kept: not among the full matches, with at least half of the words (two
-    /// at least) in their title or name.
+    /// at least) in their title or path.
     package static func relaxedKept(_ candidates: [SearchHit], words: [String], excluding: Set<Int64>) -> [SearchHit] {
         let needed = max(2, (words.count + 1) / 2)
         return candidates.filter { !excluding.contains($0.id) && Relevance.covered(words, path: $0.path, title: $0.title) >= needed }

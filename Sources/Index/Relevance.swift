@@ -182,10 +182,11 @@ public enum Relevance {
         name.lastIndex(of: ".").map { String(name[..<$0]) }
     }
 
-    /// How many of `words` a file's title or name holds (a name's parts: `git-stash.1.gz`
-    /// holds "git" and "stash").
+    /// How many of `words` a file's title or path holds (a name's parts: `git-stash.1.gz`
+    /// holds "git" and "stash"; a folder's: `gnuplot/htmldocs/node117.html`, "Histograms",
+    /// holds "gnuplot" and "histogram").
     static func covered(_ words: [String], path: [UInt8], title: String?) -> Int {
-        let name = String(decoding: path.split(separator: UInt8(ascii: "/")).last ?? [], as: UTF8.self)
+        let name = String(decoding: path, as: UTF8.self)
         let held = Set(((title ?? "") + " " + name).lowercased().split { !$0.isLetter && !$0.isNumber }.map { singular(String($0)) })
         return Set(words.map(singular)).filter(held.contains).count
     }

@@ -266,6 +266,11 @@ struct IndexSearchTests {
         // A project named only by its folder, beside the same text elsewhere.
         try dir.write("rank/quillplot/docs/scales.txt", "Axis scaling: set a logarithmic scale on an axis.\n")
         try dir.write("rank/notes/scales.txt", "Axis scaling: set a logarithmic scale on an axis.\n")
+        // A question whose words are in a page's title and folder only, beside the same page elsewhere.
+        try dir.write("rank/quillplot/docs/bars.html", "<html><head><title>Histograms</title></head><body><p>Bars of counts.</p></body></html>")
+        try dir.write("rank/notes/bars.html", "<html><head><title>Histograms</title></head><body><p>Bars of counts, again.</p></body></html>")
+        try dir.write("rank/notes/quillplot.txt", "Notes. " + String(repeating: "Lines about other things entirely. ", count: 30)
+            + "To draw a histogram in quillplot, see its pages.\n")
         // A command's page and a system call's of the same words, the call's shorter (BM25
         // prefers it): the command first, as `man` orders them.
         try dir.write("rank/man/man2/fsattach.2", man("fsattach", "attach filesystem", "Attaches a filesystem."))
@@ -294,6 +299,8 @@ struct IndexSearchTests {
         #expect(try ranked("show disk space usage of file systems") == ["man/man1/dfree.1", "notes/log.txt"])
         #expect(try first("list block devices by uuid") == "man/man8/blockid.8")
         #expect(try ranked("quillplot logarithmic") == ["quillplot/docs/scales.txt"])
+        let histogram = try ranked("quillplot draw a histogram")
+        #expect(histogram.contains("quillplot/docs/bars.html") && !histogram.contains("notes/bars.html"), "\(histogram)")
         #expect(try ranked("spindle tuning") == ["pages/a.html", "pages/b.html"])
         #expect(try ranked("attach a filesystem") == ["man/man8/fsattach.8", "man/man2/fsattach.2"])
         #expect(try first("unitd.service") == "man/man5/unitd.service.5")
