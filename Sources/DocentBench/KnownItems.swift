@@ -70,20 +70,26 @@ struct KnownItems {
     }
 
     /// A document's words as a person would type them: lowercase runs of letters and digits
-    /// that start with a letter (`jisx0213`, as the index holds it), three to twenty long.
+    /// that start with a letter (`jisx0213`, as the index holds it), three to twenty long. A
+    /// run that starts with a digit is no word (`0x7A` is one token of the index, never `x7a`;
+    /// until 2026-11-29 `x7a` was drawn from it, and 5 of the 200 topics asked for such a word).
     static func words(_ path: String) -> [String] {
         guard let data = FileManager.default.contents(atPath: path) else { return [] }
         var out: [String] = []
         var word: [UInt8] = []
+        var number = false
         func flush() {
             if word.count >= 3, word.count <= 20 { out.append(String(decoding: word, as: UTF8.self)) }
             word.removeAll(keepingCapacity: true)
+            number = false
         }
         for byte in data {
             switch byte {
+            case UInt8(ascii: "0")...UInt8(ascii: "9") where word.isEmpty: number = true
+            case _ where number && (byte | 0x20) >= UInt8(ascii: "a") && (byte | 0x20) <= UInt8(ascii: "z"): continue
             case UInt8(ascii: "a")...UInt8(ascii: "z"): word.append(byte)
             case UInt8(ascii: "A")...UInt8(ascii: "Z"): word.append(byte + 32)
-            case UInt8(ascii: "0")...UInt8(ascii: "9") where !word.isEmpty: word.append(byte)
+            case UInt8(ascii: "0")...UInt8(ascii: "9"): word.append(byte)
             default: flush()
             }
         }
