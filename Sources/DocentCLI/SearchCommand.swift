@@ -45,7 +45,7 @@ package struct SearchCommand: ParsableCommand {
     @Flag(name: [.customShort("0"), .customLong("print0")], help: "Paths only, each followed by a NUL byte (for xargs -0).")
     package var print0 = false
 
-    @Flag(help: "Also search the suggested spelling of a word the index holds in few files or none (recieve finds receive).")
+    @Flag(help: "Also search the suggested spelling of a word the index holds in few files or none (recieve finds receive). Without it, a suggestion held by twenty times as many files as the word is searched too, and said.")
     package var fuzzy = false
 
     package func validate() throws {
@@ -77,8 +77,11 @@ package struct SearchCommand: ParsableCommand {
         do {
             suggestions = fuzzy || shown ? try index.suggestions(for: request.match) : []
         } catch { throw IndexLocation.failure(error, path: index.path) }
-        if fuzzy, !suggestions.isEmpty {
-            request.match = request.match?.widened(with: suggestions)
+        // Asked for (--fuzzy), or a slip far likelier than the word typed: its matches too, said.
+        let typed = request.match
+        var searched = fuzzy ? suggestions : suggestions.filter(\.isConfident)
+        if !searched.isEmpty {
+            request.match = typed?.widened(with: searched)
         }
         if follow {
             guard let following = Self.following else { throw CommandFailure("--follow is run by docent-engine") }
@@ -88,13 +91,12 @@ package struct SearchCommand: ParsableCommand {
         do { hits = try index.search(request) } catch { throw IndexLocation.failure(error, path: index.path) }
         // Nothing matched a misspelt word: a person is shown what the suggestions find, and told
         // (a list of paths for a script stays empty, with its exit status).
-        var widened = fuzzy
-        if hits.isEmpty, shown, !suggestions.isEmpty {
-            request.match = request.match?.widened(with: suggestions)
+        if hits.isEmpty, shown, searched.count < suggestions.count {
+            request.match = typed?.widened(with: suggestions)
             do { hits = try index.search(request) } catch { throw IndexLocation.failure(error, path: index.path) }
-            widened = !hits.isEmpty
+            searched = hits.isEmpty ? [] : suggestions
         }
-        showSuggestions(suggestions, widened: widened)
+        showSuggestions(suggestions, searched: searched)
         // Identical files are one hit with the other places listed; a list of paths keeps every file.
         let (unique, alsoAt) = files || print0 ? (hits, [:]) : IdenticalHits.folded(hits, in: index)
         // One document's typeset forms (`.pdf`, `.dvi`, `.ps` side by side) are one hit too.
@@ -107,18 +109,22 @@ package struct SearchCommand: ParsableCommand {
         }
     }
 
-    /// "Did you mean …" before the hits: a line on a terminal, a JSON object under --json.
-    private func showSuggestions(_ suggestions: [SpellingSuggestion], widened: Bool) {
+    /// "Did you mean …" before the hits, and "Also searched" for the suggestions whose matches
+    /// are among them: lines on a terminal, a JSON object under --json.
+    private func showSuggestions(_ suggestions: [SpellingSuggestion], searched: [SpellingSuggestion]) {
         guard !suggestions.isEmpty, !files, !print0 else { return }
-        if json { return Output.line(JSONRenderer.encode(SuggestionsJSON(suggestions: suggestions, fuzzy: widened))) }
+        if json { return Output.line(JSONRenderer.encode(SuggestionsJSON(suggestions: suggestions, fuzzy: !searched.isEmpty))) }
         let terminal = Output.isTerminal && !Terminal.noColor
         let (open, close) = terminal ? ("\u{1B}[1m", "\u{1B}[0m") : ("", "")
-        let words = suggestions.map { open + $0.suggestion.terminalSafe + close + " (\($0.files) file\($0.files == 1 ? "" : "s"))" }
-            .joined(separator: ", ")
-        if widened {
-            Output.line("Also searched: \(words), for " + suggestions.map { $0.word.terminalSafe }.joined(separator: ", ") + ".")
-        } else {
-            Output.line("Did you mean \(words)? `docent search --fuzzy \(Self.queryWords(query).joined(separator: " ").terminalSafe)` searches it too.")
+        func words(_ suggestions: [SpellingSuggestion]) -> String {
+            suggestions.map { open + $0.suggestion.terminalSafe + close + " (\($0.files) file\($0.files == 1 ? "" : "s"))" }.joined(separator: ", ")
+        }
+        if !searched.isEmpty {
+            Output.line("Also searched: \(words(searched)), for " + searched.map { $0.word.terminalSafe }.joined(separator: ", ") + ".")
+        }
+        let others = suggestions.filter { !searched.contains($0) }
+        if !others.isEmpty {
+            Output.line("Did you mean \(words(others))? `docent search --fuzzy \(Self.queryWords(query).joined(separator: " ").terminalSafe)` searches it too.")
         }
     }
 

@@ -52,6 +52,21 @@ struct SpellingCLITests {
         #expect(parsed.stdout == root + "/parcel.txt\n")
     }
 
+    @Test("A slip far likelier than the word typed (twenty times as many files) is searched too, said; the typed word's hits stay, a list of paths gets them alone")
+    func confident() throws {
+        for i in 0..<1_000 { try dir.write("tree/filler/\(i).txt", "filler text number \(i)\n") }
+        for i in 0..<25 { try dir.write("tree/kept/\(i).txt", "kept separate from the rest, \(i)\n") }
+        try dir.write("tree/typo.txt", "the letter says seperate\n")
+        #expect(try Docent.run(["index", root], environment: env).status == 0)
+        let json = try Docent.run(["search", "seperate", "--json", "--limit", "50"], environment: env).jsonLines
+        let suggestions = try #require(json.first?["suggestions"] as? [[String: Any]])
+        #expect(suggestions.first?["suggestion"] as? String == "separate" && json.first?["fuzzy"] as? Bool == true)
+        let paths = json.compactMap { $0["path"] as? String }
+        #expect(paths.count == 26 && paths.contains(root + "/typo.txt"), "\(paths)")
+        let listed = try Docent.run(["search", "seperate", "--files"], environment: env)
+        #expect(listed.stdout == root + "/typo.txt\n", "\(listed.stdout)")
+    }
+
     @Test("On a terminal: one line before the hits says what it means and how to search it")
     func terminal() throws {
         let command = "XDG_DATA_HOME=\(dir.path)/data \(Docent.binary.path) search recieve parcel"

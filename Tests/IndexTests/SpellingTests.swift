@@ -56,10 +56,15 @@ struct SpellingTests {
         // seperate: one file (of 1,205), as separate is.
         let suggestions = try index.suggestions(for: try SearchQuery.parse("seperate").match)
         #expect(suggestions.isEmpty, "one file against one is not ten times: \(suggestions)")
-        try index.upsert((0..<20).map { file("/r/more\($0).txt", "kept separate from the rest", inode: Int64(6000 + $0)) })
+        try index.upsert((0..<10).map { file("/r/more\($0).txt", "kept separate from the rest", inode: Int64(6000 + $0)) })
+        let said = try index.suggestions(for: try SearchQuery.parse("seperate").match)
+        #expect(said.map(\.suggestion) == ["separate"] && said.first?.files == 11, "\(said)")
+        #expect(said.first?.isConfident == false, "eleven files against one: said, not searched unasked")
+        try index.upsert((10..<20).map { file("/r/more\($0).txt", "kept separate from the rest", inode: Int64(6000 + $0)) })
         let now = try index.suggestions(for: try SearchQuery.parse("seperate").match)
         #expect(now.map(\.suggestion) == ["separate"], "\(now)")
         #expect(now.first?.filesTyped == 1)
+        #expect(now.first?.isConfident == true, "21 files against one: searched too")
         // A rare word whose one-edit variant stems to a common word that begins it is no slip:
         // `pagerank` in one file, `pager` (the stem of `pagerant`) in twenty.
         try index.upsert([file("/r/graph.txt", "the pagerank of each node", inode: 7000)]
