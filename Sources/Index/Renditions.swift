@@ -7,8 +7,11 @@
 /// `html/library/tarfile.html`) is a form of that page too: the same words, and two hits of one
 /// page where a reader wants one.
 public enum Renditions {
-    /// The typeset forms, compressed or not, and a web page (a manual shipped as HTML and PDF).
-    static let extensions = [".pdf", ".dvi", ".ps", ".pdf.gz", ".dvi.gz", ".ps.gz", ".pdf.bz2", ".ps.bz2", ".pdf.xz", ".ps.xz", ".html", ".htm"]
+    /// The typeset forms, compressed or not, the LaTeX source they are typeset from (`lineno.tex.gz`
+    /// beside `lineno.pdf`, as TeX Live's documentation ships them), and a web page (a manual
+    /// shipped as HTML and PDF).
+    static let extensions = [".pdf", ".dvi", ".ps", ".pdf.gz", ".dvi.gz", ".ps.gz", ".pdf.bz2", ".ps.bz2", ".pdf.xz", ".ps.xz",
+                             ".tex", ".tex.gz", ".html", ".htm"]
     /// The extensions of the sources Sphinx copies to `_sources/` (with `.txt` added).
     static let sphinxSources = [".rst", ".md", ".rest", ".ipynb"]
 

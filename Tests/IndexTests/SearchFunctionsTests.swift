@@ -119,6 +119,9 @@ struct SearchFunctionsTests {
         let sphinx = [hit(1, "/h/_sources/library/tarfile.rst.txt"), hit(2, "/h/library/tarfile.html"), hit(3, "/h/library/zipfile.html"),
                       hit(4, "/h/_sources/library/zipfile.txt"), hit(5, "/h/_sources/tarfile.rst.txt"), hit(6, "/h/_sources/notes.py"),
                       hit(7, "/h/library/tarfile.txt")]
+        // A LaTeX source beside the PDF typeset from it.
+        let (typeset, latex) = Renditions.folded([hit(1, "/t/lineno.pdf"), hit(2, "/t/lnosuppl.tex.gz"), hit(3, "/t/lineno.tex.gz")])
+        #expect(typeset.map(\.id) == [1, 2] && latex == [1: ["/t/lineno.tex.gz"]])
         let (pages, sources) = Renditions.folded(sphinx)
         #expect(pages.map(\.id) == [1, 3, 5, 6, 7])
         #expect(sources == [1: ["/h/library/tarfile.html"], 3: ["/h/_sources/library/zipfile.txt"]])
