@@ -88,7 +88,7 @@ public enum Relevance {
         let components = path.split(separator: UInt8(ascii: "/"))
         let name = components.last.map { String(decoding: $0, as: UTF8.self).lowercased() } ?? ""
         let stem = name.prefix { $0 != "." }
-        let titleWords = title.map { Set($0.lowercased().split { !$0.isLetter && !$0.isNumber && $0 != "_" }.map { singular(String($0)) }) } ?? []
+        let titleWords = title.map { Set($0.lowercased().split { !$0.isLetter && !$0.isNumber && $0 != "_" }.flatMap { singulars(String($0)) }) } ?? []
         var factor = 1.0
         // The query's words near each other.
         if let distance, distance >= 1 { factor *= 1 + proximityFactor / distance }
@@ -117,7 +117,7 @@ public enum Relevance {
             // A dotted name's parts are words of a title (`apt.conf` in "apt.conf(5) — Configuration
             // file for APT", `collections.OrderedDict` half in "collections — Container datatypes").
             let parts = abbreviated(words, by: titleWords).flatMap { word in word.contains(".") ? word.split(separator: ".").map(String.init) : [word] }
-            let covered = Double(parts.filter { titleWords.contains(singular($0)) }.count) / Double(max(parts.count, 1))
+            let covered = Double(parts.filter { singulars($0).contains(where: titleWords.contains) }.count) / Double(max(parts.count, 1))
             factor *= 1 + titleFactor * covered * covered
         }
         // A man page of the programming sections (2, system calls; 3, library functions) below a
@@ -187,8 +187,20 @@ public enum Relevance {
     /// holds "gnuplot" and "histogram").
     static func covered(_ words: [String], path: [UInt8], title: String?) -> Int {
         let name = String(decoding: path, as: UTF8.self)
-        let held = Set(((title ?? "") + " " + name).lowercased().split { !$0.isLetter && !$0.isNumber }.map { singular(String($0)) })
-        return Set(words.map(singular)).filter(held.contains).count
+        let held = Set(((title ?? "") + " " + name).lowercased().split { !$0.isLetter && !$0.isNumber }.flatMap { singulars(String($0)) })
+        return Set(words.map(singular)).filter { singulars($0).contains(where: held.contains) }.count
+    }
+
+    /// A word's possible singulars: Harman's, and for "es" after a hissing sound (s, x, z,
+    /// ch, sh: where English spells a plural "es") the word without it — "processes" is
+    /// "process", which Harman's rule ("es" → "e") makes "processe", as "classes", "matches",
+    /// "boxes"; "caches" is "cache", which the rule gets right; "locales" is never "local".
+    static func singulars(_ word: String) -> [String] {
+        let harman = singular(word)
+        guard word.count > 4, word.hasSuffix("es") else { return [harman] }
+        let bare = String(word.dropLast(2))
+        guard ["s", "x", "z", "ch", "sh"].contains(where: { bare.hasSuffix($0) }), bare != harman else { return [harman] }
+        return [harman, bare]
     }
 
     /// A word without its plural `s` (Harman's S-stemmer): "dates" and "date", "libraries" and

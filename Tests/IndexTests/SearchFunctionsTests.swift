@@ -160,6 +160,12 @@ struct SearchFunctionsTests {
         #expect(Relevance.factor(path: Array("/doc/faq.pdf".utf8), title: "Frequently asked questions", words: ["r", "frequently", "asked", "questions"])
                 == Relevance.nameWordFactor * (1 + 0.75 * 0.75), "named as its abbreviation, titled with three of the four words")
         #expect(Relevance.factor(path: Array("/doc/a.pdf".utf8), title: "ML", words: ["make", "links"]) == 1)
+        // Plurals in "es" after a hissing sound are their words ("processes", "process"); others
+        // keep Harman's rule ("locales" is not "local", "caches" is "cache").
+        #expect(Relevance.singulars("processes") == ["processe", "process"] && Relevance.singulars("matches") == ["matche", "match"])
+        #expect(Relevance.singulars("locales") == ["locale"] && Relevance.singulars("caches") == ["cache", "cach"])
+        #expect(Relevance.factor(path: Array("/m/man1/killall.1.gz".utf8), title: "killall(1) — kill processes by name", words: ["process", "name"]) == 2)
+        #expect(Relevance.factor(path: Array("/x/a".utf8), title: "Local settings", words: ["locales"]) == 1)
     }
 
     @Test("docent_rank gives bm25()'s scores (without the IDF for a query of one phrase), also after the index changes under the same connection")
