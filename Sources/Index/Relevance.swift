@@ -182,13 +182,16 @@ public enum Relevance {
         name.lastIndex(of: ".").map { String(name[..<$0]) }
     }
 
-    /// How many of `words` a file's title or path holds (a name's parts: `git-stash.1.gz`
-    /// holds "git" and "stash"; a folder's: `gnuplot/htmldocs/node117.html`, "Histograms",
-    /// holds "gnuplot" and "histogram").
+    /// How many of `words` a file's title, name or folders hold (a name's parts: `git-stash.1.gz`
+    /// holds "git" and "stash"; the folders the index holds as a field, `FolderWords`:
+    /// `gnuplot/htmldocs/node117.html`, "Histograms", holds "gnuplot" and "histogram").
     static func covered(_ words: [String], path: [UInt8], title: String?) -> Int {
-        let name = String(decoding: path, as: UTF8.self)
-        let held = Set(((title ?? "") + " " + name).lowercased().split { !$0.isLetter && !$0.isNumber }.flatMap { singulars(String($0)) })
-        return Set(words.map(singular)).filter { singulars($0).contains(where: held.contains) }.count
+        let slash = path.lastIndex(of: UInt8(ascii: "/")) ?? path.startIndex
+        let name = String(decoding: path[slash...], as: UTF8.self)
+        let folders = FolderWords.words(ofParent: Array(path[..<slash]))
+        let held = Set([title ?? "", name, folders].joined(separator: " ").lowercased().split { !$0.isLetter && !$0.isNumber }
+            .flatMap { singulars(String($0)) })
+        return Set(words.map(singulars)).filter { $0.contains(where: held.contains) }.count
     }
 
     /// A word's possible singulars: Harman's, and for "es" after a hissing sound (s, x, z,
