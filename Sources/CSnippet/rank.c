@@ -519,6 +519,15 @@ static void proximity(const Fts5ExtensionApi *api, Fts5Context *fts, sqlite3_con
     else sqlite3_result_double(result, near);
 }
 
+/* docent_rows(fts): the rows of the table (FTS5 keeps the count: no scan of `files`, which
+   took 10 ms at a million files), for "did you mean"'s one file in a thousand. */
+static void rows(const Fts5ExtensionApi *api, Fts5Context *fts, sqlite3_context *result, int argc, sqlite3_value **argv) {
+    (void)argc; (void)argv;
+    sqlite3_int64 count = 0;
+    int rc = api->xRowCount(fts, &count);
+    if (rc != SQLITE_OK) sqlite3_result_error_code(result, rc);
+    else sqlite3_result_int64(result, count);
+}
 
 int docent_register_rank(sqlite3 *db, fts5_api *api) {
     Lengths *lengths = calloc(1, sizeof *lengths);
@@ -531,5 +540,6 @@ int docent_register_rank(sqlite3 *db, fts5_api *api) {
     if (rc == SQLITE_OK) rc = sqlite3_create_function_v2(db, "docent_rescored", 1, SQLITE_UTF8, lengths, rescored, NULL, NULL, NULL);
     if (rc == SQLITE_OK)
         rc = sqlite3_create_function_v2(db, "docent_kept_proximity", 1, SQLITE_UTF8, lengths, kept_proximity, NULL, NULL, NULL);
+    if (rc == SQLITE_OK) rc = api->xCreateFunction(api, "docent_rows", NULL, rows, NULL);
     return rc == SQLITE_OK ? api->xCreateFunction(api, "docent_proximity", NULL, proximity, NULL) : rc;
 }

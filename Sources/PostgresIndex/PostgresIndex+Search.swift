@@ -346,14 +346,16 @@ extension PostgresIndex {
             return tokens.count == 1 ? tokens[0] : nil
         }
         return try run { connection throws(IndexError) in
-            // The threshold is one file in a thousand: the rows counted, or past 200,000 the
-            // planner's estimate (counting a large table reads all of it).
-            let estimate = Int(try connection.execute("""
-                SELECT greatest(reltuples, 0)::bigint FROM pg_class WHERE oid = 'docent_files'::regclass
-                """).int(0, 0))
-            let total = estimate > 200_000 ? estimate : Int(try connection.execute("SELECT count(*) FROM docent_files").int(0, 0))
             return try Spelling.suggestions(
-                for: typed, total: total,
+                for: typed,
+                // The threshold is one file in a thousand: the rows counted, or past 200,000 the
+                // planner's estimate (counting a large table reads all of it).
+                total: { _ throws(IndexError) in
+                    let estimate = Int(try connection.execute("""
+                        SELECT greatest(reltuples, 0)::bigint FROM pg_class WHERE oid = 'docent_files'::regclass
+                        """).int(0, 0))
+                    return estimate > 200_000 ? estimate : Int(try connection.execute("SELECT count(*) FROM docent_files").int(0, 0))
+                },
                 stems: { list throws(IndexError) in
                     let tokens = words.tokens(of: list.joined(separator: " "))
                     guard tokens.count == list.count else { return nil }
@@ -368,10 +370,15 @@ extension PostgresIndex {
                     let held = Set((0..<rows.count).compactMap { rows.string($0, 0) })
                     return queries.filter { held.contains($0.1) }.map(\.0)
                 },
-                files: { word throws(IndexError) in
+                files: { word, limit throws(IndexError) in
                     guard let token = token(word) else { return 0 }
-                    return Int(try connection.execute("SELECT count(*) FROM docent_files WHERE fts @@ $1::tsquery",
-                                                      [.text(TSQuery.quote(token))]).int(0, 0))
+                    guard let limit else {
+                        return Int(try connection.execute("SELECT count(*) FROM docent_files WHERE fts @@ $1::tsquery",
+                                                          [.text(TSQuery.quote(token))]).int(0, 0))
+                    }
+                    return Int(try connection.execute("""
+                        SELECT count(*) FROM (SELECT 1 FROM docent_files WHERE fts @@ $1::tsquery LIMIT $2) AS held
+                        """, [.text(TSQuery.quote(token)), .int(Int64(limit))]).int(0, 0))
                 })
         }
     }

@@ -73,6 +73,16 @@ struct SpellingTests {
         #expect(try suggested("pagerak")["pagerak"] != nil, "a word no file holds is still corrected")
     }
 
+    @Test("A typed word is rare up to one file in a thousand: one more, and no variant is looked for")
+    func threshold() throws {
+        // 1,205 files and 26 more: one file in a thousand is one file.
+        try index.upsert([file("/r/flowr1.txt", "a flowr in the garden", inode: 8000)]
+            + (0..<25).map { file("/r/flower\($0).txt", "a flower in the garden", inode: Int64(8100 + $0)) })
+        #expect(try suggested("flowr") == ["flowr": "flower"])
+        try index.upsert([file("/r/flowr2.txt", "another flowr", inode: 8001)])
+        #expect(try suggested("flowr").isEmpty, "two files of 1,232 are more than one in a thousand")
+    }
+
     @Test("Each word of a query gets its own; --fuzzy's expression searches the suggestion beside the word")
     func widened() throws {
         #expect(try suggested("recieve parcle door") == ["recieve": "receive", "parcle": "parcel"])
