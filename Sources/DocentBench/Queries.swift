@@ -3,6 +3,8 @@ struct BenchQuery {
     let label: String
     let docent: String
     let recoll: String
+    /// Docent's flags besides the query.
+    var arguments: [String] = []
 
     static let all: [BenchQuery] = [
         BenchQuery(label: "common word", docent: "system", recoll: "system"),
@@ -17,4 +19,14 @@ struct BenchQuery {
         BenchQuery(label: "exclusion", docent: "python -perl", recoll: "python -perl"),
         BenchQuery(label: "extension", docent: "install ext:md", recoll: "install ext:md"),
     ]
+
+    /// What "did you mean" costs where it is computed (a terminal, `--json`): a misspelt word
+    /// and a word nothing is close to, each with its suggestions looked for. Docent's alone.
+    static let suggesting: [BenchQuery] = [
+        BenchQuery(label: "did you mean, misspelt", docent: "recieve", recoll: "", arguments: ["--json"]),
+        BenchQuery(label: "did you mean, no hit", docent: "qzxvnohitword", recoll: "", arguments: ["--json"]),
+    ]
+
+    /// How the query reads in a table: `recieve --json`.
+    var shown: String { ([docent] + arguments).joined(separator: " ") }
 }

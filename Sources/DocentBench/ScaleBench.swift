@@ -150,14 +150,14 @@ struct ScaleBench: ParsableCommand, BenchOutput {
     /// Each query class's median time, in ms, as whole `docent search` processes.
     func searches(_ docent: DocentProcess) throws -> [String: Double] {
         var times: [String: Double] = [:]
-        for query in BenchQuery.all {
+        for query in BenchQuery.all + BenchQuery.suggesting {
             let runs = try (0..<searchRuns).map { _ in
-                let result = try Spawn.run([docent.binary, "search", query.docent], environment: docent.environment)
-                guard result.status == 0 || result.status == 1 else { throw BenchError("docent search \(query.docent) exited with \(result.status)") }
+                let result = try Spawn.run([docent.binary, "search", query.docent] + query.arguments, environment: docent.environment)
+                guard result.status == 0 || result.status == 1 else { throw BenchError("docent search \(query.shown) exited with \(result.status)") }
                 return result.seconds * 1000
             }
             times[query.label] = Measure.median(runs)
-            log("  search \(query.docent): \(fmt(times[query.label]!)) ms")
+            log("  search \(query.shown): \(fmt(times[query.label]!)) ms")
         }
         return times
     }
@@ -273,6 +273,20 @@ struct ScaleBench: ParsableCommand, BenchOutput {
         figures["burstP99ms"] = percentile(latencies, 99)
         figures["watchRSSMBAfterBurst"] = TreeMemorySampler.tree(watcher.processIdentifier).map { ProcStat(pid: $0).rssMB }.reduce(0, +)
         log("burst of \(chosen.count): \(latencies.count) found, write → searchable p50 \(fmt(figures["burstP50ms"]!)) ms, p99 \(fmt(figures["burstP99ms"]!)) ms")
+        // The watcher's upkeep once idle (`IndexStore.tidyWhileIdle`): FTS5's segments when the
+        // burst was found, and once the index has not changed for 2 s (its commit counter looked
+        // at every 50 ms, up to 2 minutes).
+        figures["segmentsAfterBurst"] = Double(try index.fullTextSegments())
+        let busyEnd = ContinuousClock.now
+        var last = try index.dataVersion(), quietSince = busyEnd
+        while ContinuousClock.now - quietSince < .seconds(2), ContinuousClock.now - busyEnd < .seconds(120) {
+            usleep(50_000)
+            let now = try index.dataVersion()
+            if now != last { (last, quietSince) = (now, .now) }
+        }
+        figures["tidySeconds"] = (quietSince - busyEnd).seconds
+        figures["segmentsIdle"] = Double(try index.fullTextSegments())
+        log("FTS5 segments: \(Int(figures["segmentsAfterBurst"]!)) when the burst was found, \(Int(figures["segmentsIdle"]!)) once idle (after \(fmt(figures["tidySeconds"]!)) s)")
     }
 
     /// The inotify watches the process holds (its descriptors' `inotify wd:` lines).
@@ -292,17 +306,20 @@ struct ScaleBench: ParsableCommand, BenchOutput {
             ("coldSecondsPerThousand", "cold index, s per 1,000 files (median of \(coldRuns))"),
             ("coldPeakTreePSSMB", "cold index, peak PSS of all processes (MB, median of \(coldRuns))"),
             ("indexBytesPerFile", "index bytes per file"), ("reindexSeconds", "no-change re-index (s)"), ("lstatWalkSeconds", "lstat walk of the tree (s)"),
-        ] + BenchQuery.all.map { ("search." + $0.label, "search, \($0.label): `\($0.docent)` (ms)") } + [
+        ] + (BenchQuery.all + BenchQuery.suggesting).map { ("search." + $0.label, "search, \($0.label): `\($0.shown)` (ms)") } + [
             ("watchStartSeconds", "docent watch: start until watching (s)"), ("watchedDirectories", "directories watched"),
             ("kernelWatches", "kernel inotify watches"), ("watchRSSMB", "docent watch RSS, watching (MB)"),
             ("burstFound", "burst: files found of those rewritten"), ("burstWriteSeconds", "burst: seconds to write them"),
             ("burstAllFoundSeconds", "burst: seconds until the last was found"), ("burstP50ms", "burst: write → searchable p50 (ms)"),
             ("burstP99ms", "burst: write → searchable p99 (ms)"), ("watchRSSMBAfterBurst", "docent watch RSS after the burst (MB)"),
+            ("segmentsAfterBurst", "FTS5 segments when the burst was found"),
+            ("tidySeconds", "idle upkeep: seconds until the index stopped changing"), ("segmentsIdle", "FTS5 segments once the watcher was idle"),
         ]
         var lines = ["| | " + columns.map { "\($0.size.formatted()) files" }.joined(separator: " | ") + " | bench corpus |",
                      "|---|" + String(repeating: "---:|", count: columns.count + 1)]
         for (key, label) in rows {
-            let counted: Set<String> = ["files", "entries", "watchedDirectories", "kernelWatches", "burstFound", "indexBytesPerFile"]
+            let counted: Set<String> = ["files", "entries", "watchedDirectories", "kernelWatches", "burstFound", "indexBytesPerFile",
+                                        "segmentsAfterBurst", "segmentsIdle"]
             let cells = columns.map { $0.figures[key].map { counted.contains(key) ? Int($0).formatted() : fmt($0) } ?? "" }
             let base = key.hasPrefix("search.") ? baseline[String(key.dropFirst(7))].map(fmt) ?? "" : ""
             lines.append("| \(label) | " + cells.joined(separator: " | ") + " | \(base) |")
@@ -312,7 +329,7 @@ struct ScaleBench: ParsableCommand, BenchOutput {
             if only == nil { lines.append("Ratios, \(last.size.formatted()) against \(first.size.formatted()) files: per-file cold index "
                 + fmt(last.figures["coldSecondsPerThousand"]! / first.figures["coldSecondsPerThousand"]!) + "× (goal ≤ 1.15); "
                 + "re-index / lstat walk at \(last.size.formatted()): " + fmt(last.figures["reindexSeconds"]! / last.figures["lstatWalkSeconds"]!) + "× (goal ≤ 3).") }
-            let searchRatios = BenchQuery.all.compactMap { q -> String? in
+            let searchRatios = (BenchQuery.all + BenchQuery.suggesting).compactMap { q -> String? in
                 guard let t = last.figures["search." + q.label], let b = baseline[q.label] else { return nil }
                 return "\(q.label) \(fmt(t / b))×"
             }

@@ -37,6 +37,9 @@ struct WatchLoop: Sendable, Equatable {
         case reconcile
         /// Take the inbox's changes and apply them (`batch(from:onBattery:)`).
         case applyBatch
+        /// Nothing waits and something was written: one small step of the index's upkeep
+        /// (`IndexStore.tidyWhileIdle`), then look again (`tidied(moreLeft:)`).
+        case tidy
     }
 
     /// What the status needs from the loop.
@@ -50,6 +53,8 @@ struct WatchLoop: Sendable, Equatable {
         var storageFailures = 0
         /// Rescans put off while on battery.
         var heldRescans = 0
+        /// Written since the index's upkeep last had nothing left to do.
+        var untidy = false
     }
 
     private(set) var report = Report()
@@ -65,8 +70,18 @@ struct WatchLoop: Sendable, Equatable {
         if controls.paused != nil { return .sleep }
         if !report.reconciled, !controls.onBattery { return .reconcile }
         if inbox > 0 || (!held.isEmpty && !controls.onBattery) { return .applyBatch }
-        return settling > 0 ? .lookAgain(after: Self.settlingLook) : .sleep
+        if settling > 0 { return .lookAgain(after: Self.settlingLook) }
+        // Upkeep only once nothing waits or settles, and on mains power.
+        return report.untidy && !controls.onBattery ? .tidy : .sleep
     }
+
+    /// Something was written (a batch, a reconcile that read or removed files): the index's
+    /// upkeep has work again.
+    mutating func wrote() { report.untidy = true }
+
+    /// A step of upkeep was taken: whether the store has more (a failed step counts as none,
+    /// so a store that cannot do it is not asked again until the next write).
+    mutating func tidied(moreLeft: Bool) { report.untidy = moreLeft }
 
     /// The reconcile is done.
     mutating func reconciled() { report.reconciled = true }

@@ -117,9 +117,16 @@ package final class WatchService: Sendable {
                 update { $0.files = (try? self.live.indexer.index.count()) ?? $0.files }
                 if let refresher { log(refresher.apply(roots.map { .rescan($0) }), "cached previews checked") }
                 loop.reconciled()
+                if summary.indexed + summary.removed + summary.moved > 0 { loop.wrote() }
                 // The reconcile's lists of every row and every file (hundreds of MB at a million
                 // files) are freed, but glibc keeps their pages: given back before watching idle.
                 docent_trim_malloc()
+            case .tidy:
+                // Between two steps the loop looks at the inbox again: a change waits at most a step.
+                do { loop.tidied(moreLeft: try live.indexer.index.tidyWhileIdle()) } catch {
+                    logger.warning("\(error)")
+                    loop.tidied(moreLeft: false)
+                }
             case .applyBatch:
                 let changes = loop.batch(from: inbox.take(upTo: Self.batchLimit), onBattery: controls.onBattery)
                 guard !changes.isEmpty else { continue }
@@ -133,6 +140,7 @@ package final class WatchService: Sendable {
                 do {
                     applied = try live.apply(changes)
                     worked(&loop)
+                    loop.wrote()
                 } catch let error as IndexError where error.isStorage {
                     // Nothing of the failed batch was written (a transaction rolls back whole);
                     // the changes wait in front of any newer ones and are tried again, later and later.

@@ -16,6 +16,9 @@ extension FileIndex: IndexStore {
         return true
     }
 
+    /// FTS5's segments merged, a step at a time (`mergeSegmentsStep`).
+    public func tidyWhileIdle() throws(IndexError) -> Bool { try mergeSegmentsStep() }
+
     /// While an empty index is filled, commits and checkpoints do not wait for the disk
     /// (`synchronous = OFF` on the writer): a cold index of the benchmark corpus made 424
     /// `fdatasync` calls that held the write lock 7.6 s in all. When the run ends, the

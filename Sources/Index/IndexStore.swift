@@ -69,6 +69,10 @@ public protocol IndexStore: AnyObject, Sendable {
     /// with false when it stops: a store may meanwhile do its upkeep of committed writes
     /// (SQLite's checkpoints) beside the writer, not in it.
     func checkpointInBackground(_ enabled: Bool) throws(IndexError)
+    /// One small step of upkeep for a long-running writer (`docent watch`) to take when
+    /// nothing waits to be written, after it wrote: true while more remains. SQLite merges
+    /// a few of FTS5's segments (`FileIndex.mergeSegmentsStep`); by default nothing.
+    func tidyWhileIdle() throws(IndexError) -> Bool
     func close() throws(IndexError)
 
     // MARK: Searches (every host's rows)
@@ -96,6 +100,10 @@ public protocol IndexStore: AnyObject, Sendable {
 }
 
 extension IndexStore {
+    /// Nothing: the store keeps itself tidy as it writes (PostgreSQL's autovacuum cleans the
+    /// GIN index's pending list).
+    public func tidyWhileIdle() throws(IndexError) -> Bool { false }
+
     /// By default nothing: the store makes what it writes when it writes it (PostgreSQL).
     public func prepareForWrite(_ file: IndexedFile) -> IndexedFile { file }
 

@@ -30,6 +30,23 @@ struct WatchLoopTests {
         #expect(loop.next(controls, inbox: inbox, settling: settling) == expected)
     }
 
+    @Test("Upkeep after a write, once nothing waits or settles, on mains, until the store has none left")
+    func tidy() {
+        var loop = WatchLoop()
+        loop.reconciled()
+        #expect(loop.next(Self.mains, inbox: 0, settling: 0) == .sleep, "nothing written: nothing to tidy")
+        loop.wrote()
+        #expect(loop.next(Self.mains, inbox: 2, settling: 0) == .applyBatch, "changes go before upkeep")
+        #expect(loop.next(Self.mains, inbox: 0, settling: 3) == .lookAgain(after: .milliseconds(250)))
+        #expect(loop.next(Self.paused, inbox: 0, settling: 0) == .sleep)
+        #expect(loop.next(Self.battery, inbox: 0, settling: 0) == .sleep, "upkeep waits for mains power")
+        #expect(loop.next(Self.mains, inbox: 0, settling: 0) == .tidy)
+        loop.tidied(moreLeft: true)
+        #expect(loop.next(Self.mains, inbox: 0, settling: 0) == .tidy)
+        loop.tidied(moreLeft: false)
+        #expect(loop.next(Self.mains, inbox: 0, settling: 0) == .sleep, "done until the next write")
+    }
+
     @Test("On battery, rescans are held (each directory once) and go first once on mains; other changes go at once")
     func heldRescans() {
         let a = FilePath("/r/a"), b = FilePath("/r/b")

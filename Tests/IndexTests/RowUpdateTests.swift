@@ -74,6 +74,28 @@ struct RowUpdateTests {
         try index.check(thorough: true)
     }
 
+    @Test("Upkeep while idle: FTS5's segments merged a step at a time, the same rows found, until nothing is left")
+    func mergeWhileIdle() throws {
+        try index.writeOutsideTransaction { try FileIndex.setSegmentMerging(.deferred, $0) }  // a segment a commit, none merged
+        for batch in 0..<24 {
+            try index.upsert((0..<20).map { file("/r/\(batch)-\($0).txt", "batch\(batch) words common \($0)", inode: Int64(batch * 100 + $0)) })
+        }
+        try index.remove((0..<10).map { Array("/r/3-\($0).txt".utf8) })
+        try index.writeOutsideTransaction { try FileIndex.setSegmentMerging(.automatic, $0) }
+        func found() throws -> [String] {
+            try index.search(SearchRequest(match: .term("common"), limit: 1000)).map(\.displayPath).sorted()
+        }
+        let before = try index.fullTextSegments(), hits = try found()
+        #expect(before >= 24 && hits.count == 470)
+        var steps = 0
+        while try index.tidyWhileIdle() { steps += 1; if steps > 1000 { break } }
+        let after = try index.fullTextSegments()
+        #expect(steps > 0 && steps < 1000 && after <= 4, "\(before) segments → \(after) in \(steps) steps")
+        #expect(try found() == hits)
+        #expect(try index.tidyWhileIdle() == false, "nothing left: a step does nothing")
+        try index.check(thorough: true)
+    }
+
     @Test("Checkpoints in the background: run past the threshold, the log copied, SQLite's own given back after")
     func backgroundCheckpoints() throws {
         try index.checkpointInBackground(true)
