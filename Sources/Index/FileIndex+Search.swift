@@ -191,7 +191,26 @@ extension FileIndex {
         request.match = try compounded(request.match)
         let (among, filters) = try rowsOfFewFiles(request)
         guard let (conditions, arguments) = conditions(request, among: filters) else { return [] }
-        return try search(request, typed: typed, conditions: conditions, arguments: arguments, among: among)
+        return try search(request, typed: typed, conditions: conditions, arguments: arguments, among: among,
+                          except: try exception(request))
+    }
+
+    /// For a ranked match `A NOT B` whose `A` is one phrase (`python -perl`): `A`, and the rows
+    /// `B` matches, sorted, when they are few (`fewFiles`). `docent_top` then walks `A` and
+    /// leaves those rows out (rank.c), where the statement stepped through every match of `A`
+    /// with its rank function (79,580 rows at a million files). The order is the statement's:
+    /// FTS5's BM25 of `A NOT B` is `A`'s times `A`'s IDF, the same factor for every row.
+    private func exception(_ request: SearchRequest) throws(IndexError) -> (positive: FTSExpression, rows: [Int64])? {
+        guard request.ranked, request.order == .relevance, case .not(let positive, let negative)? = request.match, positive.isOnePhrase
+        else { return nil }
+        return try read { db in
+            let blob = try Data.fetchOne(db, sql: """
+                SELECT docent_sorted_ids(rowid) FROM (SELECT rowid FROM files_fts WHERE files_fts MATCH ? LIMIT ?)
+                """, arguments: [negative.matchString, Self.fewFiles + 1])
+            var ids = [Int64](repeating: 0, count: (blob?.count ?? 0) / MemoryLayout<Int64>.size)
+            if let blob { ids.withUnsafeMutableBytes { _ = blob.copyBytes(to: $0) } }
+            return ids.count > Self.fewFiles ? nil : (positive, ids)
+        }
     }
 
     /// `match` widened by the compounds this index holds (`FTSExpression.compounded`): each
@@ -280,7 +299,7 @@ extension FileIndex {
     /// `typed`: the match as typed, before `compounded` widened `request.match`; names and
     /// titles are compared with its words.
     private func search(_ request: SearchRequest, typed: FTSExpression?, conditions: [String], arguments: [any DatabaseValueConvertible],
-                        among: [Int64]? = nil) throws(IndexError) -> [SearchHit] {
+                        among: [Int64]? = nil, except: (positive: FTSExpression, rows: [Int64])? = nil) throws(IndexError) -> [SearchHit] {
         var arguments = arguments
         let joinsText = request.match != nil
         let ranked = joinsText && request.ranked && request.order == .relevance
@@ -328,9 +347,12 @@ extension FileIndex {
         arguments.append(offset)
         return try read { db in try Self.among(among, db) {
             // A query of one phrase: its best rows in one call (`docent_top`), not a statement step per match.
-            let top = try request.match.flatMap { match in
-                ranked && textOnly && match.isOnePhrase
-                    ? try Self.topRows(db, match: match.matchString, among: among, limit: limit, offset: offset) : nil
+            // A query of one phrase but for words typed with a minus (`exception`): the same, those files left out.
+            let top = try request.match.flatMap { match -> [SearchHit]? in
+                guard ranked, textOnly else { return nil }
+                if match.isOnePhrase { return try Self.topRows(db, match: match.matchString, among: among, except: [], limit: limit, offset: offset) }
+                guard let except else { return nil }
+                return try Self.topRows(db, match: except.positive.matchString, among: among, except: except.rows, limit: limit, offset: offset)
             }
             var hits = try top ?? Row.fetchAll(db, sql: sql, arguments: StatementArguments(arguments)).map { Self.hit($0, snippet: "") }
             // The window scored again by Docent's BM25 (before any other ranking on this connection).

@@ -84,8 +84,8 @@ struct TopRankTests {
 
     /// `docent_top`'s rows for a query of one phrase: (rowid, score), best first; `among` keeps
     /// only those rows. Nil when it declines (more than one phrase).
-    static func top(_ index: FileIndex, _ query: String, limit: Int, among: [Int64]? = nil) throws -> [(Int64, Double)]? {
-        try index.read { db in try FileIndex.top(db, match: query, among: among, keep: limit)?.map { ($0.id, $0.score) } }
+    static func top(_ index: FileIndex, _ query: String, limit: Int, among: [Int64]? = nil, except: [Int64] = []) throws -> [(Int64, Double)]? {
+        try index.read { db in try FileIndex.top(db, match: query, among: among, except: except, keep: limit)?.map { ($0.id, $0.score) } }
     }
 
     @Test("docent_top keeps the rows, order and scores of the ranked statement for a query of one phrase, among a set of rows too",
@@ -107,12 +107,17 @@ struct TopRankTests {
             let (a, b) = (Self.word(&rng), Self.word(&rng))
             let query = [a, "\"\(a) \(b)\"", String(a.prefix(2)) + "*", "title: \(a)", "{name body} : \(a)", "ark"][Int(rng.next() % 6)]
             let among = rng.next() % 2 == 0 ? rows.filter { _ in rng.next() % 3 == 0 } : nil
+            // Rows left out (a word typed with a minus): the matches of another word, or none.
+            let except = rng.next() % 2 == 0 ? try index.read { db in
+                try Int64.fetchAll(db, sql: "SELECT rowid FROM files_fts WHERE files_fts MATCH ? ORDER BY rowid", arguments: [Self.word(&rng)])
+            } : []
             var full = try Self.ranked(index, query, limit: 100_000, bounded: false)
             if let among { full = full.filter { among.contains($0.0) } }
+            full = full.filter { !except.contains($0.0) }
             for limit in [1, 5, 20, 60] {
                 let expected = Array(full.prefix(limit))
-                let got = try #require(try Self.top(index, query, limit: limit, among: among), "\(query)")
-                #expect(got.map(\.0) == expected.map(\.0), "\(query), k = \(limit), among \(among?.count ?? -1)")
+                let got = try #require(try Self.top(index, query, limit: limit, among: among, except: except), "\(query)")
+                #expect(got.map(\.0) == expected.map(\.0), "\(query), k = \(limit), among \(among?.count ?? -1), except \(except.count)")
                 #expect(zip(got, expected).allSatisfy { abs($0.1 - $1.1) <= 1e-12 * max(1, abs($1.1)) }, "\(query), k = \(limit): scores")
                 ties += zip(expected, expected.dropFirst()).filter { $0.1 == $1.1 }.count
             }
@@ -131,6 +136,31 @@ struct TopRankTests {
         var none = SearchRequest(match: try SearchQuery.parse("ark").match, limit: 5)
         none.extensions = ["zzzq"]
         #expect(try index.search(none).isEmpty && index.count(none) == 0)
+    }
+
+    @Test("A word typed with a minus: the hits, in order, of the statement that ranks every match of `A NOT B`", arguments: [61, 62])
+    func exclusion(seed: UInt64) throws {
+        let dir = try TemporaryDirectory()
+        let index = try Self.index(dir, count: 500, seed: seed)
+        for query in ["ark -bay", "bay -ark", "cove -dune", "gl* -ark", "\"ark bay\" -cove", "ark -qqqnone", "ark -(bay OR cove)", "title:ark -bay"] {
+            let match = try #require(try SearchQuery.parse(query).match)
+            var request = SearchRequest(match: match, limit: 60)
+            (request.refined, request.snippets) = (false, false)
+            // What the statement ranks: every match of `A NOT B` and its score.
+            let statement = try index.read { db in
+                try Row.fetchAll(db, sql: "SELECT rowid, -docent_rank(files_fts, \(FileIndex.weights)) AS score FROM files_fts WHERE files_fts MATCH ?",
+                                 arguments: [match.matchString]).map { ($0["rowid"] as Int64, $0["score"] as Double) }
+            }
+            let scoreOf = Dictionary(uniqueKeysWithValues: statement)
+            let best = statement.map(\.1).sorted(by: >).prefix(60)
+            let got = try index.search(request).map(\.id)
+            // The same scores at each place (rows of equal score may stand in for each other at the last ones), best first.
+            let gotScores = got.map { scoreOf[$0] ?? -1 }
+            #expect(gotScores == Array(best), "\(query): \(got.count) hits against \(best.count)")
+            #expect(try index.count(request) == index.read { db in
+                try Int.fetchOne(db, sql: "SELECT count(*) FROM files_fts WHERE files_fts MATCH ?", arguments: [match.matchString]) ?? 0
+            })
+        }
     }
 
     @Test("The rows docent_top keeps carry their docent_score for the second stage", arguments: [51, 52])
