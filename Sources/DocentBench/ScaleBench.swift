@@ -56,7 +56,7 @@ struct ScaleBench: ParsableCommand, BenchOutput {
         let sizes = self.sizes.split(separator: ",").compactMap { Int($0) }
         guard !sizes.isEmpty else { throw ValidationError("--sizes: say how many files, e.g. 100000,1000000") }
         try FileManager.default.createDirectory(atPath: work, withIntermediateDirectories: true)
-        let baseline = only == "watch" || only == "postgres" ? [:] : try corpusSearches()
+        let corpusIndex = only == "watch" || only == "postgres" ? nil : try self.corpusIndex()
         var columns: [(size: Int, figures: [String: Double])] = []
         if only == "postgres", let largest = sizes.max() {
             // PostgreSQL alone, its searches beside those of the SQLite index a full run left.
@@ -74,16 +74,16 @@ struct ScaleBench: ParsableCommand, BenchOutput {
                 log("\(size):")
                 var figures: [String: Double] = [:]
                 switch only {
-                case "searches": for (label, ms) in try searches(docent) { figures["search." + label] = ms }
+                case "searches": try measureSearches(docent, beside: corpusIndex, into: &figures)
                 case "watch": try measureWatch(docent, root: work + "/tree-\(size)", into: &figures)
                 default: throw ValidationError("--only: searches or watch")
                 }
                 columns.append((size, figures))
             } else {
-                columns.append((size, try measure(size: size)))
+                columns.append((size, try measure(size: size, corpus: corpusIndex)))
             }
         }
-        print(table(columns, baseline: baseline))
+        print(table(columns))
         if postgres, let largest = sizes.max() {
             let figures = try ScalePostgres(bench: self, files: largest).measure()
             let sqlite = columns.first { $0.size == largest }?.figures ?? [:]
@@ -94,7 +94,7 @@ struct ScaleBench: ParsableCommand, BenchOutput {
 
     // MARK: One size
 
-    func measure(size: Int) throws -> [String: Double] {
+    func measure(size: Int, corpus corpusIndex: DocentProcess?) throws -> [String: Double] {
         let root = work + "/tree-\(size)"
         let marker = root + ".made"
         let recipe = "files \(size) seed \(seed) corpus \(corpus)\n"
@@ -142,36 +142,56 @@ struct ScaleBench: ParsableCommand, BenchOutput {
         figures["reindexSeconds"] = Measure.median(reindex)
         log("\(size): no-change re-index \(fmt(figures["reindexSeconds"]!)) s, lstat walk \(fmt(figures["lstatWalkSeconds"]!)) s")
 
-        for (label, milliseconds) in try searches(docent) { figures["search." + label] = milliseconds }
+        try measureSearches(docent, beside: corpusIndex, into: &figures)
         try measureWatch(docent, root: root, into: &figures)
         return figures
     }
 
     /// Each query class's median time, in ms, as whole `docent search` processes.
     func searches(_ docent: DocentProcess) throws -> [String: Double] {
-        var times: [String: Double] = [:]
-        for query in BenchQuery.all + BenchQuery.suggesting {
-            let runs = try (0..<searchRuns).map { _ in
-                let result = try Spawn.run([docent.binary, "search", query.docent] + query.arguments, environment: docent.environment)
-                guard result.status == 0 || result.status == 1 else { throw BenchError("docent search \(query.shown) exited with \(result.status)") }
-                return result.seconds * 1000
-            }
-            times[query.label] = Measure.median(runs)
-            log("  search \(query.shown): \(fmt(times[query.label]!)) ms")
-        }
-        return times
+        try searches(docent, beside: nil).tree
     }
 
-    /// The same searches on the bench corpus's index (made when missing), for the ratio.
-    func corpusSearches() throws -> [String: Double] {
+    /// The same, and with `corpus` the same searches on its index, each run beside one of the
+    /// tree's (alternating, so that a machine that slows down for a minute slows both: measured
+    /// minutes apart, the corpus's and the tree's figures moved by a third between runs).
+    func searches(_ docent: DocentProcess, beside corpus: DocentProcess?) throws -> (tree: [String: Double], corpus: [String: Double]) {
+        var tree: [String: Double] = [:], base: [String: Double] = [:]
+        func once(_ docent: DocentProcess, _ query: BenchQuery) throws -> Double {
+            let result = try Spawn.run([docent.binary, "search", query.docent] + query.arguments, environment: docent.environment)
+            guard result.status == 0 || result.status == 1 else { throw BenchError("docent search \(query.shown) exited with \(result.status)") }
+            return result.seconds * 1000
+        }
+        for query in BenchQuery.all + BenchQuery.suggesting {
+            var runs: [Double] = [], corpusRuns: [Double] = []
+            for _ in 0..<searchRuns {
+                if let corpus { corpusRuns.append(try once(corpus, query)) }
+                runs.append(try once(docent, query))
+            }
+            tree[query.label] = Measure.median(runs)
+            if corpus != nil { base[query.label] = Measure.median(corpusRuns) }
+            log("  search \(query.shown): \(fmt(tree[query.label]!)) ms" + (corpus != nil ? ", the corpus \(fmt(base[query.label]!)) ms" : ""))
+        }
+        return (tree, base)
+    }
+
+    /// The searches of `docent`'s index as figures (`search.…`), and beside them the corpus's
+    /// (`corpus.…`), measured alternately.
+    func measureSearches(_ docent: DocentProcess, beside corpus: DocentProcess?, into figures: inout [String: Double]) throws {
+        let (tree, base) = try searches(docent, beside: corpus)
+        for (label, ms) in tree { figures["search." + label] = ms }
+        for (label, ms) in base { figures["corpus." + label] = ms }
+    }
+
+    /// The bench corpus's index (made when missing), the searches' baseline; nil without the corpus.
+    func corpusIndex() throws -> DocentProcess? {
         let docent = DocentProcess(work: corpusWork)
         if !FileManager.default.fileExists(atPath: docent.indexPath) {
-            guard FileManager.default.fileExists(atPath: corpus) else { return [:] }
+            guard FileManager.default.fileExists(atPath: corpus) else { return nil }
             log("indexing the corpus into \(corpusWork) for the searches' baseline …")
             guard try Spawn.run([docent.binary, "index", corpus], environment: docent.environment).status == 0 else { throw BenchError("docent index of the corpus failed") }
         }
-        log("the corpus's searches:")
-        return try searches(docent)
+        return docent
     }
 
     // MARK: Watch
@@ -300,7 +320,11 @@ struct ScaleBench: ParsableCommand, BenchOutput {
 
     // MARK: Report
 
-    func table(_ columns: [(size: Int, figures: [String: Double])], baseline: [String: Double]) -> String {
+    func table(_ columns: [(size: Int, figures: [String: Double])]) -> String {
+        // The corpus's searches as measured beside the largest tree's.
+        let baseline = (columns.last?.figures ?? [:]).reduce(into: [String: Double]()) { out, entry in
+            if entry.key.hasPrefix("corpus.") { out[String(entry.key.dropFirst(7))] = entry.value }
+        }
         let rows: [(key: String, label: String)] = [
             ("files", "files indexed"), ("entries", "entries in the tree (files and directories)"),
             ("coldSecondsPerThousand", "cold index, s per 1,000 files (median of \(coldRuns))"),
@@ -315,7 +339,7 @@ struct ScaleBench: ParsableCommand, BenchOutput {
             ("segmentsAfterBurst", "FTS5 segments when the burst was found"),
             ("tidySeconds", "idle upkeep: seconds until the index stopped changing"), ("segmentsIdle", "FTS5 segments once the watcher was idle"),
         ]
-        var lines = ["| | " + columns.map { "\($0.size.formatted()) files" }.joined(separator: " | ") + " | bench corpus |",
+        var lines = ["| | " + columns.map { "\($0.size.formatted()) files" }.joined(separator: " | ") + " | bench corpus (beside the largest) |",
                      "|---|" + String(repeating: "---:|", count: columns.count + 1)]
         for (key, label) in rows {
             let counted: Set<String> = ["files", "entries", "watchedDirectories", "kernelWatches", "burstFound", "indexBytesPerFile",
