@@ -182,7 +182,8 @@ let package = Package(
         // `docent`: runs searches itself and hands every other command to `docent-engine`.
         .executableTarget(
             name: "docent",
-            dependencies: ["DocentCLI", "ContentTypes", "FileAccess", .product(name: "ArgumentParser", package: "swift-argument-parser")]
+            dependencies: ["DocentCLI", "ContentTypes", "FileAccess", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            plugins: ["BuildInfoPlugin"]
         ),
         // Every command, the helper, and `DocentApp`: the package others build their own
         // Docent with (docs/WritingDocumentTypes.md).

@@ -31,7 +31,7 @@ struct Docent: AsyncParsableCommand {
 /// `main()` does (with its scene's).
 package enum DocentMain {
     /// Docent's release (CHANGELOG.md); `docent --version` adds the commit built from.
-    package static let version = "0.2.0"
+    package static let version = DocentRelease.version
 
     /// On the main actor, so the helper's `serve` starts on the main thread before any task
     /// does: a helper that ran on Swift's cooperative pool had threads that libdispatch gave

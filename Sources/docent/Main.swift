@@ -7,8 +7,8 @@ import Foundation
 import Glibc
 #endif
 
-/// `docent`: searches and `info` run here; every other command is handed to `docent-engine`,
-/// installed beside it.
+/// `docent`: searches, `info` and `--version` run here; every other command is handed to
+/// `docent-engine`, installed beside it.
 ///
 /// The split is for speed: a search needs SQLite and little else, while the engine links
 /// libmagic, poppler (with cairo, NSS and the rest), GMime, TagLib, libexif, libarchive,
@@ -20,6 +20,10 @@ enum Front {
         umask(0o077)  // as docent-engine: what Docent writes is the user's alone
         Output.noticeSlowMigrations()
         let arguments = Array(CommandLine.arguments.dropFirst())
+        if arguments == ["--version"] {
+            print(DocentRelease.version + " (commit " + BuildInfo.commit + ")")
+            exit(0)
+        }
         let help = arguments.contains(where: { ["--help", "-h"].contains($0) })
         if arguments.first == "search", !help, !arguments.contains("--follow") {
             if let plain = SearchCommand.plain(arguments) { CommandLineRunner.run(SearchOnly.self, command: plain) }
