@@ -204,12 +204,7 @@ extension FileIndex {
         guard request.ranked, request.order == .relevance, case .not(let positive, let negative)? = request.match, positive.isOnePhrase
         else { return nil }
         return try read { db in
-            let blob = try Data.fetchOne(db, sql: """
-                SELECT docent_sorted_ids(rowid) FROM (SELECT rowid FROM files_fts WHERE files_fts MATCH ? LIMIT ?)
-                """, arguments: [negative.matchString, Self.fewFiles + 1])
-            var ids = [Int64](repeating: 0, count: (blob?.count ?? 0) / MemoryLayout<Int64>.size)
-            if let blob { ids.withUnsafeMutableBytes { _ = blob.copyBytes(to: $0) } }
-            return ids.count > Self.fewFiles ? nil : (positive, ids)
+            try Self.fewRows(db, "SELECT rowid AS id FROM files_fts WHERE files_fts MATCH ?", [negative.matchString]).map { (positive, $0) }
         }
     }
 
@@ -348,11 +343,10 @@ extension FileIndex {
         return try read { db in try Self.among(among, db) {
             // A query of one phrase: its best rows in one call (`docent_top`), not a statement step per match.
             // A query of one phrase but for words typed with a minus (`exception`): the same, those files left out.
-            let top = try request.match.flatMap { match -> [SearchHit]? in
-                guard ranked, textOnly else { return nil }
-                if match.isOnePhrase { return try Self.topRows(db, match: match.matchString, among: among, except: [], limit: limit, offset: offset) }
-                guard let except else { return nil }
-                return try Self.topRows(db, match: except.positive.matchString, among: among, except: except.rows, limit: limit, offset: offset)
+            let phrase = request.match.flatMap { $0.isOnePhrase ? ($0, []) : except }
+            let top = try phrase.flatMap { phrase in
+                ranked && textOnly
+                    ? try Self.topRows(db, match: phrase.0.matchString, among: among, except: phrase.1, limit: limit, offset: offset) : nil
             }
             var hits = try top ?? Row.fetchAll(db, sql: sql, arguments: StatementArguments(arguments)).map { Self.hit($0, snippet: "") }
             // The window scored again by Docent's BM25 (before any other ranking on this connection).

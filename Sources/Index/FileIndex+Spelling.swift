@@ -44,7 +44,7 @@ extension FileIndex {
             let exists = try db.cachedStatement(sql: "SELECT 1 FROM files_fts WHERE files_fts MATCH ? LIMIT 1")
             return try Spelling.suggestions(
                 for: words,
-                // FTS5's own count of its rows, read at a row of a word some file holds.
+                // FTS5's own count of its rows, read at a row of the word (0 when no file holds it).
                 total: { held in
                     try Int.fetchOne(db, sql: "SELECT docent_rows(files_fts) FROM files_fts WHERE files_fts MATCH ? LIMIT 1",
                                      arguments: [FTSExpression.quote(held)]) ?? 0
@@ -91,8 +91,9 @@ package enum Spelling {
 
     /// Suggestions for `words` (as typed) that a store holds in no file or in few (at most one
     /// file in a thousand, and at least ten times fewer than the suggestion). `total(word)`
-    /// gives how many files the store holds (asked with a word some file holds: a full-text
-    /// index keeps its own count), `stems` the store's token of each word (nil unless one
+    /// gives how many files the store holds (asked with a typed word: a full-text index keeps
+    /// its own count and reads it at a row of the word, so it may say 0 when no file holds
+    /// the word), `stems` the store's token of each word (nil unless one
     /// each), `held` those of some words the store holds, `files(word, limit)` how many files
     /// hold a word, counted at most to `limit` when one is given.
     ///
@@ -109,13 +110,13 @@ package enum Spelling {
         for typed in words {
             let word = typed.lowercased()
             guard seen.insert(word).inserted, isCandidate(word) else { continue }
-            var typedFiles = try files(word, 1)
-            if typedFiles > 0 {
-                if stored == nil { stored = try total(word) }
-                let most = stored ?? 0
-                typedFiles = try files(word, most / 1000 + 1)
-                guard typedFiles <= most / 1000 else { continue }
+            var most = stored ?? 0
+            if stored == nil {
+                most = try total(word)
+                if most > 0 { stored = most }
             }
+            let typedFiles = try files(word, most / 1000 + 1)
+            guard typedFiles <= most / 1000 else { continue }
             let variants = Self.variants(of: word)
             guard let tokens = try stems([word] + variants.map(\.word)), tokens.count == variants.count + 1 else { continue }
             // One variant per stem (the likeliest slip), the typed word's own stem left out.
