@@ -432,6 +432,30 @@ static int top_row(const Fts5ExtensionApi *api, Fts5Context *fts, void *context)
     return SQLITE_OK;
 }
 
+/* A row of a ranked list (docent_skyline, docent_figures): its id, its weighted count of the
+   query's one phrase, its length in tokens; 24 bytes of native values. */
+typedef struct {
+    sqlite3_int64 rowid;
+    double frequency;
+    sqlite3_int64 length;
+} Figures;
+
+/* docent_top over the rows of a ranked list in place of its phrase's every row: each scored
+   from its figures as top_row scores it from FTS5's (the same sums, so the same scores). */
+static void listed_rows(TopWalk *walk, const Figures *rows, size_t count) {
+    Query *query = walk->query;
+    for (size_t i = 0; i < count; i++) {
+        Figures row;
+        memcpy(&row, &rows[i], sizeof row);
+        if (walk->filtered && !sorted_contains(walk->among, walk->amongCount, row.rowid)) continue;
+        if (walk->exceptCount > 0 && sorted_contains(walk->except, walk->exceptCount, row.rowid)) continue;
+        query->frequency[0] = row.frequency;
+        double score = bm25(query, (double)row.length, 1.2, 0.75);
+        /* Kept: its docent_score, and a proximity of 0 (one phrase), as keep_rescored gives. */
+        if (top_add(query, row.rowid, score)) rescored_put(walk->lengths, row.rowid, bm25(query, (double)row.length, SCORE_K1, SCORE_B), 0);
+    }
+}
+
 static int compare_kept(const void *a, const void *b) {
     const double *x = a, *y = b;  /* (score, rowid as bits) pairs */
     sqlite3_int64 xr, yr;
@@ -441,7 +465,7 @@ static int compare_kept(const void *a, const void *b) {
     return (xr < yr) - (xr > yr);
 }
 
-/* docent_top(fts, w0, …, w_last, k, among[, except]): for a query of one phrase (a word, a prefix, a
+/* docent_top(fts, w0, …, w_last, k, among[, except[, list]]): for a query of one phrase (a word, a prefix, a
  * phrase, in any columns), the k rows docent_rank's ORDER BY score DESC, rowid DESC LIMIT k
  * keeps, found in one call at the statement's first row: FTS5 walks the phrase's rows
  * (xQueryPhrase) and each is scored, or pruned, in C, without a statement step, a function
@@ -450,14 +474,15 @@ static int compare_kept(const void *a, const void *b) {
  * blob of ascending 64-bit ids or NULL, keeps only those rows (docent_among's set; an empty
  * blob, none); `except`, the same, leaves those rows out (the files of words typed with a
  * minus, `python -perl`: the statement tested each match with NOT IN and ranked it, 79,580
- * rows at a million files). The rows
+ * rows at a million files). `list`, a blob of Figures (a word's ranked list, docent_skyline, with
+ * its rows changed since), is scored in place of the phrase's every row. The rows
  * it keeps get their docent_score and docent_proximity remembered, as docent_rank's do.
  * Returns the rows as a blob of (rowid, score) pairs of native 64-bit integers and doubles,
  * best first (score as -docent_rank gives it); NULL when the query is of more than one phrase.
  */
 static void top(const Fts5ExtensionApi *api, Fts5Context *fts, sqlite3_context *result, int argc, sqlite3_value **argv) {
     int columns = api->xColumnCount(fts);
-    if (api->xPhraseCount(fts) != 1 || (argc != columns + 2 && argc != columns + 3)) { sqlite3_result_null(result); return; }
+    if (api->xPhraseCount(fts) != 1 || argc < columns + 2 || argc > columns + 4) { sqlite3_result_null(result); return; }
     Query *query = NULL;
     int rc = query_data(api, fts, result, argc, argv, &query);
     if (rc != SQLITE_OK) { sqlite3_result_error_code(result, rc); return; }
@@ -469,11 +494,14 @@ static void top(const Fts5ExtensionApi *api, Fts5Context *fts, sqlite3_context *
         walk.among = sqlite3_value_blob(argv[columns + 1]);
         walk.amongCount = (size_t)sqlite3_value_bytes(argv[columns + 1]) / sizeof(sqlite3_int64);
     }
-    if (argc == columns + 3 && sqlite3_value_type(argv[columns + 2]) == SQLITE_BLOB) {
+    if (argc >= columns + 3 && sqlite3_value_type(argv[columns + 2]) == SQLITE_BLOB) {
         walk.except = sqlite3_value_blob(argv[columns + 2]);
         walk.exceptCount = (size_t)sqlite3_value_bytes(argv[columns + 2]) / sizeof(sqlite3_int64);
     }
-    rc = api->xQueryPhrase(fts, 0, &walk, top_row);
+    if (argc == columns + 4 && sqlite3_value_type(argv[columns + 3]) == SQLITE_BLOB)
+        listed_rows(&walk, sqlite3_value_blob(argv[columns + 3]), (size_t)sqlite3_value_bytes(argv[columns + 3]) / sizeof(Figures));
+    else
+        rc = api->xQueryPhrase(fts, 0, &walk, top_row);
     if (rc != SQLITE_OK) { sqlite3_result_error_code(result, rc); return; }
     double *kept = sqlite3_malloc64((size_t)(query->held > 0 ? query->held : 1) * 2 * sizeof(double));
     if (!kept) { sqlite3_result_error_nomem(result); return; }
@@ -541,6 +569,122 @@ static void rows(const Fts5ExtensionApi *api, Fts5Context *fts, sqlite3_context 
     else sqlite3_result_int64(result, count);
 }
 
+/* docent_figures(fts, w0, …, w_last): the row at hand's Figures (its id, weighted count of the
+   query's one phrase and length) as one blob: a row changed since its ranked list was made,
+   scored with the list's rows. NULL for a query of more than one phrase. */
+static void figures(const Fts5ExtensionApi *api, Fts5Context *fts, sqlite3_context *result, int argc, sqlite3_value **argv) {
+    if (api->xPhraseCount(fts) != 1 || argc != api->xColumnCount(fts)) { sqlite3_result_null(result); return; }
+    Query *query = NULL;
+    sqlite3_int64 shortest = 0;
+    int length = 0;
+    int rc = query_data(api, fts, result, argc, argv, &query);
+    if (rc == SQLITE_OK) rc = row_frequencies(api, fts, query, &shortest);
+    if (rc == SQLITE_OK) rc = row_length(api, fts, api->xUserData(fts), &length);
+    if (rc != SQLITE_OK) { sqlite3_result_error_code(result, rc); return; }
+    Figures row = { api->xRowid(fts), query->frequency[0], length };
+    sqlite3_result_blob(result, &row, sizeof row, SQLITE_TRANSIENT);
+}
+
+/* Every row of docent_skyline's phrase, with its figures. */
+typedef struct {
+    Query *query;
+    Lengths *lengths;
+    Figures *rows;
+    size_t count, capacity;
+} SkylineWalk;
+
+static int skyline_row(const Fts5ExtensionApi *api, Fts5Context *fts, void *context) {
+    SkylineWalk *walk = context;
+    sqlite3_int64 shortest = 0;
+    int length = 0;
+    int rc = row_frequencies(api, fts, walk->query, &shortest);
+    if (rc == SQLITE_OK) rc = row_length(api, fts, walk->lengths, &length);
+    if (rc != SQLITE_OK) return rc;
+    if (walk->count == walk->capacity) {
+        size_t capacity = walk->capacity ? walk->capacity * 2 : 4096;
+        Figures *grown = sqlite3_realloc64(walk->rows, capacity * sizeof *grown);
+        if (!grown) return SQLITE_NOMEM;
+        walk->rows = grown;
+        walk->capacity = capacity;
+    }
+    walk->rows[walk->count++] = (Figures){ api->xRowid(fts), walk->query->frequency[0], length };
+    return SQLITE_OK;
+}
+
+/* Rows in an order where each comes after every row that dominates it: a higher count first,
+   then a shorter row, then a newer one (the search's tie-break). */
+static int by_dominance(const void *a, const void *b) {
+    const Figures *x = a, *y = b;
+    if (x->frequency != y->frequency) return x->frequency > y->frequency ? -1 : 1;
+    if (x->length != y->length) return x->length < y->length ? -1 : 1;
+    return (x->rowid < y->rowid) - (x->rowid > y->rowid);
+}
+
+static int by_value(const void *a, const void *b) {
+    sqlite3_int64 x = *(const sqlite3_int64 *)a, y = *(const sqlite3_int64 *)b;
+    return (x > y) - (x < y);
+}
+
+/*
+ * docent_skyline(fts, w0, …, w_last, depth): the ranked list of a query of one phrase — the
+ * rows that fewer than `depth` rows dominate — as a blob: the phrase's count of rows (a native
+ * 64-bit integer), then each listed row's Figures.
+ *
+ * Row x dominates row y when x's weighted count is at least y's, x is no longer, and x ranks
+ * first when both are equal (the newer row). BM25 of one phrase rises with the count and
+ * falls with the length whatever its parameters and the table's average length, so a row
+ * dominated by `depth` rows is below each of them in every ranking docent_rank and
+ * docent_score can make: the best k ≤ depth rows are always listed, as long as the table
+ * stays as it was (FileIndex+RankedLists.swift keeps them exact as rows change). A row that
+ * `depth` rows dominate is dominated by `depth` listed rows, so taking d listed rows away
+ * leaves the list exact for the best depth − d.
+ *
+ * Rows in dominance order; each one's dominators are the rows before it no longer than it,
+ * counted with a Fenwick tree over the lengths' ranks: O(n log n).
+ */
+static void skyline(const Fts5ExtensionApi *api, Fts5Context *fts, sqlite3_context *result, int argc, sqlite3_value **argv) {
+    int columns = api->xColumnCount(fts);
+    if (api->xPhraseCount(fts) != 1 || argc != columns + 1) { sqlite3_result_null(result); return; }
+    sqlite3_int64 depth = sqlite3_value_int64(argv[columns]);
+    if (depth <= 0 || depth > 100000) { sqlite3_result_null(result); return; }
+    Query *query = NULL;
+    int rc = query_data(api, fts, result, argc, argv, &query);
+    SkylineWalk walk = { .query = query, .lengths = api->xUserData(fts) };
+    if (rc == SQLITE_OK) rc = api->xQueryPhrase(fts, 0, &walk, skyline_row);
+    size_t n = walk.count, m = 0, kept = 0;
+    sqlite3_int64 *lengths = rc == SQLITE_OK ? sqlite3_malloc64((n + 1) * sizeof *lengths) : NULL;
+    int *tree = lengths ? sqlite3_malloc64((n + 1) * sizeof *tree) : NULL;
+    unsigned char *out = tree ? sqlite3_malloc64(sizeof(sqlite3_int64) + (n + 1) * sizeof(Figures)) : NULL;
+    if (!out) {
+        sqlite3_free(walk.rows); sqlite3_free(lengths); sqlite3_free(tree);
+        sqlite3_result_error_code(result, rc == SQLITE_OK ? SQLITE_NOMEM : rc);
+        return;
+    }
+    /* The distinct lengths, ascending: a row's rank among them is its place in the tree. */
+    for (size_t i = 0; i < n; i++) lengths[i] = walk.rows[i].length;
+    qsort(lengths, n, sizeof *lengths, by_value);
+    for (size_t i = 0; i < n; i++) if (m == 0 || lengths[i] != lengths[m - 1]) lengths[m++] = lengths[i];
+    memset(tree, 0, (m + 1) * sizeof *tree);
+    qsort(walk.rows, n, sizeof *walk.rows, by_dominance);
+    Figures *listed = (Figures *)(out + sizeof(sqlite3_int64));
+    for (size_t i = 0; i < n; i++) {
+        size_t low = 0, high = m;
+        while (low < high) {
+            size_t middle = low + (high - low) / 2;
+            if (lengths[middle] < walk.rows[i].length) low = middle + 1; else high = middle;
+        }
+        size_t place = low + 1;  /* 1-based */
+        sqlite3_int64 dominators = 0;
+        for (size_t at = place; at > 0; at -= at & (~at + 1)) dominators += tree[at];
+        if (dominators < depth) memcpy(&listed[kept++], &walk.rows[i], sizeof(Figures));
+        for (size_t at = place; at <= m; at += at & (~at + 1)) tree[at]++;
+    }
+    sqlite3_int64 count = (sqlite3_int64)n;
+    memcpy(out, &count, sizeof count);
+    sqlite3_free(walk.rows); sqlite3_free(lengths); sqlite3_free(tree);
+    sqlite3_result_blob64(result, out, sizeof(sqlite3_int64) + kept * sizeof(Figures), sqlite3_free);
+}
+
 int docent_register_rank(sqlite3 *db, fts5_api *api) {
     Lengths *lengths = calloc(1, sizeof *lengths);
     if (!lengths) return SQLITE_NOMEM;
@@ -553,5 +697,7 @@ int docent_register_rank(sqlite3 *db, fts5_api *api) {
     if (rc == SQLITE_OK)
         rc = sqlite3_create_function_v2(db, "docent_kept_proximity", 1, SQLITE_UTF8, lengths, kept_proximity, NULL, NULL, NULL);
     if (rc == SQLITE_OK) rc = api->xCreateFunction(api, "docent_rows", NULL, rows, NULL);
+    if (rc == SQLITE_OK) rc = api->xCreateFunction(api, "docent_figures", lengths, figures, NULL);
+    if (rc == SQLITE_OK) rc = api->xCreateFunction(api, "docent_skyline", lengths, skyline, NULL);
     return rc == SQLITE_OK ? api->xCreateFunction(api, "docent_proximity", NULL, proximity, NULL) : rc;
 }

@@ -9,12 +9,15 @@ extension FileIndex {
     /// `docent_top` (rank.c) in one call: the rows, scores and order of the ranked statement's
     /// `ORDER BY score DESC, rowid DESC LIMIT keep`. `among` (ascending) keeps only those rows,
     /// `except` (ascending) leaves those out. Nil when FTS5 reads the match as more than one phrase.
-    static func top(_ db: Database, match: String, among: [Int64]?, except: [Int64] = [], keep: Int) throws -> [(id: Int64, score: Double)]? {
+    /// `list`, the figures of a word's ranked list (`rankedCandidates`), is ranked in place of
+    /// every row of the match.
+    static func top(_ db: Database, match: String, among: [Int64]?, except: [Int64] = [], list: Data? = nil,
+                    keep: Int) throws -> [(id: Int64, score: Double)]? {
         let set = among.map { ids in ids.withUnsafeBufferPointer { Data(buffer: $0) } }
         let left = except.isEmpty ? nil : except.withUnsafeBufferPointer { Data(buffer: $0) }
         guard let row = try Row.fetchOne(db, sql: """
-            SELECT docent_top(files_fts, \(weights), \(keep), ?, ?) FROM files_fts WHERE files_fts MATCH ? LIMIT 1
-            """, arguments: [set, left, match]) else { return [] }  // no row matches
+            SELECT docent_top(files_fts, \(weights), \(keep), ?, ?, ?) FROM files_fts WHERE files_fts MATCH ? LIMIT 1
+            """, arguments: [set, left, list, match]) else { return [] }  // no row matches
         guard let blob = row[0] as Data? else { return nil }
         return blob.withUnsafeBytes { bytes in
             stride(from: 0, to: bytes.count - 15, by: 16).map {
@@ -26,11 +29,13 @@ extension FileIndex {
     /// The page of a ranked search of one phrase (`top`), as rows of `files` with their scores,
     /// ordered by score and recency as the ranked statement orders them. Nil when the match is
     /// not of one phrase, or the rows are too many to bind: the search then runs its statement.
-    static func topRows(_ db: Database, match: String, among: [Int64]?, except: [Int64], limit: Int, offset: Int) throws -> [SearchHit]? {
+    static func topRows(_ db: Database, match: FTSExpression, among: [Int64]?, except: [Int64], limit: Int, offset: Int) throws -> [SearchHit]? {
         let keep = limit + offset
         guard keep > 0, keep <= 10_000 else { return nil }
         if among?.isEmpty == true { return [] }  // a filter no file passes
-        guard let best = try top(db, match: match, among: among, except: except, keep: keep) else { return nil }
+        // A word in many files, unfiltered: its ranked list (`RankedLists`) when it has one.
+        let list = among == nil && except.isEmpty ? try rankedCandidates(db, expression: match, keep: keep) : nil
+        guard let best = try top(db, match: match.matchString, among: among, except: except, list: list, keep: keep) else { return nil }
         let page = best.dropFirst(max(offset, 0)).prefix(limit)
         guard !page.isEmpty else { return [] }
         let values = Array(repeating: "(?, ?)", count: page.count).joined(separator: ", ")

@@ -181,6 +181,11 @@ extension FileIndex {
             // once only past 64, not 16 (see `SegmentMerging.automatic`).
             try FileIndex.setSegmentMerging(.automatic, db)
         }
+        migrator.registerMigration("v13") { db in
+            // Ranked lists of the words in the most files, and the rows changed since each was
+            // made (`RankedLists`): logged once the first list is about to be made.
+            try db.execute(sql: RankedLists.schema)
+        }
         return migrator
     }
 

@@ -346,7 +346,7 @@ extension FileIndex {
             let phrase = request.match.flatMap { $0.isOnePhrase ? ($0, []) : except }
             let top = try phrase.flatMap { phrase in
                 ranked && textOnly
-                    ? try Self.topRows(db, match: phrase.0.matchString, among: among, except: phrase.1, limit: limit, offset: offset) : nil
+                    ? try Self.topRows(db, match: phrase.0, among: among, except: phrase.1, limit: limit, offset: offset) : nil
             }
             var hits = try top ?? Row.fetchAll(db, sql: sql, arguments: StatementArguments(arguments)).map { Self.hit($0, snippet: "") }
             // The window scored again by Docent's BM25 (before any other ranking on this connection).

@@ -10,14 +10,20 @@ extension FileIndex: IndexStore {
     /// The inverted index merged into one segment, when it is in more than four (13 after a
     /// cold index of the benchmark corpus).
     @discardableResult
+    /// And the ranked lists of the words in many files made, when due (`RankedLists`).
     public func upkeepAfterLargeRun() throws(IndexError) -> Bool {
-        guard try fullTextSegments() > 4 else { return false }
-        try optimizeFullText()
-        return true
+        let merge = try fullTextSegments() > 4
+        if merge { try optimizeFullText() }
+        try makeRankedListsIfDue()
+        return merge
     }
 
-    /// FTS5's segments merged, a step at a time (`mergeSegmentsStep`).
-    public func tidyWhileIdle() throws(IndexError) -> Bool { try mergeSegmentsStep() }
+    /// FTS5's segments merged, a step at a time (`mergeSegmentsStep`); then the ranked lists
+    /// made again when due (`rankedListsStep`).
+    public func tidyWhileIdle() throws(IndexError) -> Bool {
+        if try mergeSegmentsStep() { return true }
+        return try rankedListsStep()
+    }
 
     /// While an empty index is filled, commits and checkpoints do not wait for the disk
     /// (`synchronous = OFF` on the writer): a cold index of the benchmark corpus made 424

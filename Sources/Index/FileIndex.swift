@@ -15,6 +15,8 @@ public final class FileIndex: Sendable {
     /// The thread checkpointing for this index's writer, and its hook's handle (as a number:
     /// a pointer is not `Sendable`), once `checkpointInBackground()` was called.
     let background = Mutex<(checkpoints: BackgroundCheckpoints, hook: UInt?)?>(nil)
+    /// The upkeep of the ranked lists of words in many files (`rankedListsStep`).
+    let rankedLists = Mutex(RankedLists.Upkeep())
 
     /// Opens (creating and migrating as needed) the index at `path`.
     ///
