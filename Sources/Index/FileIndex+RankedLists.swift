@@ -51,9 +51,20 @@ enum RankedLists {
             BEGIN INSERT INTO ranked_changes (id) VALUES (OLD.id); END;
         """
 
-    /// A round of making lists: the words left, and when it started.
+    /// A list made, from the snapshot the log's position `asOf` belongs to.
+    struct Made: Sendable {
+        var term: String
+        var rows: Int64
+        var list: Data
+        var asOf: Int64
+    }
+
+    /// A round of making lists: the words left, the lists made so far (stored together when
+    /// the round ends: a write between steps would make the next step look every row's length
+    /// up again, `docent_skyline`'s cost), and when it started.
     struct Round {
         var terms: [String]
+        var made: [Made] = []
         var started: ContinuousClock.Instant
     }
 
@@ -127,13 +138,11 @@ extension FileIndex {
             guard let terms = try roundDue(minimumRows: minimumRows) else { return false }
             round = RankedLists.Round(terms: terms, started: now)
         }
-        let started = ContinuousClock.now
-        while let term = round.terms.first, ContinuousClock.now - started < limit {
-            round.terms.removeFirst()
-            try makeRankedList(term, minimumRows: minimumRows)
-        }
+        let made = try makeRankedLists(round.terms, until: limit)
+        round.terms.removeFirst(made.count)
+        round.made += made
         if round.terms.isEmpty {
-            try finishRound()
+            try finishRound(round.made, minimumRows: minimumRows)
             let took = ContinuousClock.now - round.started
             rankedLists.withLock {
                 $0.round = nil
@@ -180,8 +189,9 @@ extension FileIndex {
         }
     }
 
-    /// The index's tokens that a sample of rows shows in at least half `minimumRows` of the
-    /// index's `rows` (each row's first 64 KB of text looked at).
+    /// The index's tokens that a sample of rows shows in at least 80% of `minimumRows` of the
+    /// index's `rows` (each row's first 64 KB of text looked at; a word in exactly `minimumRows`
+    /// of a million rows is found nine times in ten).
     static func commonTerms(_ db: Database, rows: Int, minimumRows: Int) throws -> [String] {
         guard let low = try Int64.fetchOne(db, sql: "SELECT min(id) FROM files"),
               let high = try Int64.fetchOne(db, sql: "SELECT max(id) FROM files") else { return [] }
@@ -199,37 +209,50 @@ extension FileIndex {
             }
         }
         guard sampled > 0 else { return [] }
-        return counts.filter { $0.value * rows >= sampled * minimumRows / 2 }.map(\.key)
+        return counts.filter { $0.value * rows * 5 >= sampled * minimumRows * 4 }.map(\.key)
     }
 
-    /// Makes `term`'s list from one snapshot of the index (FTS5's rows and the log's position
-    /// in it), then stores it unless a newer one is there; a word in fewer than half
-    /// `minimumRows` rows loses its list.
-    func makeRankedList(_ term: String, minimumRows: Int = RankedLists.minimumRows) throws(IndexError) {
-        let made: (asOf: Int64, rows: Int64, list: Data)? = try read { db in
-            guard try Self.tokens(of: [term], db) == [term] else { return nil }
+    /// The lists of the first of `terms`, made for about `limit` from one snapshot of the index
+    /// (FTS5's rows and the log's position in it); the rows' lengths, looked up once each, are
+    /// remembered from one word to the next, and from one step to the next while nothing is
+    /// written.
+    func makeRankedLists(_ terms: [String], until limit: Duration) throws(IndexError) -> [RankedLists.Made] {
+        let started = ContinuousClock.now
+        return try read { db in
             let asOf = try Int64.fetchOne(db, sql: "SELECT coalesce(max(seq), 0) FROM ranked_changes") ?? 0
-            guard let blob = try Data.fetchOne(db, sql: """
-                SELECT docent_skyline(files_fts, \(Self.weights), \(RankedLists.depth)) FROM files_fts WHERE files_fts MATCH ? LIMIT 1
-                """, arguments: [FTSExpression.quote(term)]), blob.count >= 8 else { return (asOf, 0, Data()) }
-            return (asOf, blob.withUnsafeBytes { $0.loadUnaligned(as: Int64.self) }, blob.dropFirst(8))
-        }
-        try write { db in
-            guard let made, made.rows * 2 >= minimumRows else {
-                try db.execute(sql: "DELETE FROM ranked_lists WHERE term = ?", arguments: [term])
-                return
+            var made: [RankedLists.Made] = []
+            for term in terms {
+                guard made.isEmpty || ContinuousClock.now - started < limit else { break }
+                guard try Self.tokens(of: [term], db) == [term],
+                      let blob = try Data.fetchOne(db, sql: """
+                        SELECT docent_skyline(files_fts, \(Self.weights), \(RankedLists.depth)) FROM files_fts WHERE files_fts MATCH ? LIMIT 1
+                        """, arguments: [FTSExpression.quote(term)]), blob.count >= 8
+                else {
+                    made.append(.init(term: term, rows: 0, list: Data(), asOf: asOf))
+                    continue
+                }
+                made.append(.init(term: term, rows: blob.withUnsafeBytes { $0.loadUnaligned(as: Int64.self) }, list: Data(blob.dropFirst(8)), asOf: asOf))
             }
-            try db.execute(sql: """
-                INSERT INTO ranked_lists (term, weights, depth, asOf, rows, list) VALUES (?, ?, ?, ?, ?, ?)
-                ON CONFLICT (term) DO UPDATE SET weights = excluded.weights, depth = excluded.depth, asOf = excluded.asOf,
-                    rows = excluded.rows, list = excluded.list WHERE excluded.asOf >= ranked_lists.asOf
-                """, arguments: [term, Self.weights, RankedLists.depth, made.asOf, made.rows, Data(made.list)])
+            return made
         }
     }
 
-    /// The log kept only as far back as the oldest list; no lists, no log.
-    private func finishRound() throws(IndexError) {
+    /// Stores the round's lists, each unless a newer one is there (a word in fewer than
+    /// `minimumRows` rows loses its list), then keeps the log only as far back as the oldest
+    /// list; no lists, no log.
+    private func finishRound(_ made: [RankedLists.Made], minimumRows: Int) throws(IndexError) {
         try write { db in
+            for list in made {
+                guard list.rows >= minimumRows else {
+                    try db.execute(sql: "DELETE FROM ranked_lists WHERE term = ?", arguments: [list.term])
+                    continue
+                }
+                try db.execute(sql: """
+                    INSERT INTO ranked_lists (term, weights, depth, asOf, rows, list) VALUES (?, ?, ?, ?, ?, ?)
+                    ON CONFLICT (term) DO UPDATE SET weights = excluded.weights, depth = excluded.depth, asOf = excluded.asOf,
+                        rows = excluded.rows, list = excluded.list WHERE excluded.asOf >= ranked_lists.asOf
+                    """, arguments: [list.term, Self.weights, RankedLists.depth, list.asOf, list.rows, list.list])
+            }
             if try Int.fetchOne(db, sql: "SELECT count(*) FROM ranked_lists") == 0 {
                 try db.execute(sql: "DELETE FROM ranked_logging; DELETE FROM ranked_changes")
             } else {
