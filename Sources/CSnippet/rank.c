@@ -54,6 +54,7 @@
  * are looked at.
  */
 #include <math.h>
+#include <stdint.h>
 #include <sqlite3.h>
 #include <stdlib.h>
 #include <string.h>
@@ -625,6 +626,95 @@ static int by_value(const void *a, const void *b) {
     return (x > y) - (x < y);
 }
 
+/* Adds `value` to heap[0..<*count], a max-heap of the `capacity` smallest values seen. */
+static void smallest_add(sqlite3_int64 *heap, int *count, int capacity, sqlite3_int64 value) {
+    int at;
+    if (*count < capacity) {
+        at = (*count)++;
+        while (at > 0 && heap[(at - 1) / 2] < value) {
+            heap[at] = heap[(at - 1) / 2];
+            at = (at - 1) / 2;
+        }
+    } else {
+        if (value >= heap[0]) return;
+        at = 0;
+        for (;;) {
+            int child = 2 * at + 1;
+            if (child >= capacity) break;
+            if (child + 1 < capacity && heap[child + 1] > heap[child]) child++;
+            if (heap[child] <= value) break;
+            heap[at] = heap[child];
+            at = child;
+        }
+    }
+    heap[at] = value;
+}
+
+enum { PREFILTER_LEVELS = 4096 };
+
+static int by_count_descending(const void *a, const void *b) {
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x < y) - (x > y);
+}
+
+/* Leaves out, in linear time, rows that `depth` rows surely dominate, before the exact
+ * count sorts what is left: a row longer than the `depth` shortest rows of at least its count
+ * is beaten by each of them (a higher or equal count, a shorter length), whatever the
+ * tie-break. The counts are few (sums of a few column weights): for each, its rows' `depth`
+ * shortest lengths are kept, then merged going down the counts. A row left out is no
+ * member, and each member's dominators among the rows kept number as many as the skyline
+ * needs (a non-member has `depth` dominators among the members), so the list is the same.
+ * Returns how many rows are kept (moved to the front); all of them with more distinct
+ * counts than PREFILTER_LEVELS, or when memory runs out. */
+static size_t prefilter(Figures *rows, size_t n, int depth) {
+    if (n <= (size_t)depth * 4) return n;
+    enum { SLOTS = 2 * PREFILTER_LEVELS };
+    double *keys = malloc(SLOTS * sizeof *keys);
+    int *slotLevel = malloc(SLOTS * sizeof *slotLevel);
+    int *level = malloc(n * sizeof *level);
+    double *values = malloc(PREFILTER_LEVELS * 2 * sizeof *values);
+    if (!keys || !slotLevel || !level || !values) { free(keys); free(slotLevel); free(level); free(values); return n; }
+    for (int i = 0; i < SLOTS; i++) slotLevel[i] = -1;
+    int levels = 0;
+    for (size_t i = 0; i < n; i++) {
+        sqlite3_uint64 bits;
+        memcpy(&bits, &rows[i].frequency, sizeof bits);
+        size_t at = (size_t)((bits * 0x9E3779B97F4A7C15ull) >> 40) & (SLOTS - 1);
+        while (slotLevel[at] >= 0 && keys[at] != rows[i].frequency) at = (at + 1) & (SLOTS - 1);
+        if (slotLevel[at] < 0) {
+            if (levels == PREFILTER_LEVELS) { free(keys); free(slotLevel); free(level); free(values); return n; }
+            keys[at] = rows[i].frequency;
+            slotLevel[at] = levels;
+            values[2 * levels] = rows[i].frequency;
+            values[2 * levels + 1] = (double)levels;
+            levels++;
+        }
+        level[i] = slotLevel[at];
+    }
+    free(keys);
+    free(slotLevel);
+    /* (count, level) pairs by count, highest first. */
+    qsort(values, (size_t)levels, 2 * sizeof *values, by_count_descending);
+    sqlite3_int64 *heaps = malloc((size_t)levels * (size_t)depth * sizeof *heaps);
+    int *held = calloc((size_t)levels, sizeof *held);
+    sqlite3_int64 *running = malloc((size_t)depth * sizeof *running);
+    sqlite3_int64 *cut = malloc((size_t)levels * sizeof *cut);
+    size_t kept = n;
+    if (heaps && held && running && cut) {
+        for (size_t i = 0; i < n; i++) smallest_add(heaps + (size_t)level[i] * depth, &held[level[i]], depth, rows[i].length);
+        int runningCount = 0;
+        for (int r = 0; r < levels; r++) {
+            int l = (int)values[2 * r + 1];
+            for (int j = 0; j < held[l]; j++) smallest_add(running, &runningCount, depth, heaps[(size_t)l * depth + j]);
+            cut[l] = runningCount == depth ? running[0] : INT64_MAX;
+        }
+        kept = 0;
+        for (size_t i = 0; i < n; i++) if (rows[i].length <= cut[level[i]]) rows[kept++] = rows[i];
+    }
+    free(heaps); free(held); free(running); free(cut); free(level); free(values);
+    return kept;
+}
+
 /*
  * docent_skyline(fts, w0, …, w_last, depth): the ranked list of a query of one phrase — the
  * rows that fewer than `depth` rows dominate — as a blob: the phrase's count of rows (a native
@@ -639,8 +729,9 @@ static int by_value(const void *a, const void *b) {
  * `depth` rows dominate is dominated by `depth` listed rows, so taking d listed rows away
  * leaves the list exact for the best depth − d.
  *
- * Rows in dominance order; each one's dominators are the rows before it no longer than it,
- * counted with a Fenwick tree over the lengths' ranks: O(n log n).
+ * Rows surely dominated are left out first (prefilter); the rest in dominance order, each
+ * one's dominators the rows before it no longer than it, counted with a Fenwick tree over the
+ * lengths' ranks: O(n log n) in the rows kept.
  */
 static void skyline(const Fts5ExtensionApi *api, Fts5Context *fts, sqlite3_context *result, int argc, sqlite3_value **argv) {
     int columns = api->xColumnCount(fts);
@@ -651,7 +742,7 @@ static void skyline(const Fts5ExtensionApi *api, Fts5Context *fts, sqlite3_conte
     int rc = query_data(api, fts, result, argc, argv, &query);
     SkylineWalk walk = { .query = query, .lengths = api->xUserData(fts) };
     if (rc == SQLITE_OK) rc = api->xQueryPhrase(fts, 0, &walk, skyline_row);
-    size_t n = walk.count, m = 0, kept = 0;
+    size_t n = rc == SQLITE_OK ? prefilter(walk.rows, walk.count, (int)depth) : 0, m = 0, kept = 0;
     sqlite3_int64 *lengths = rc == SQLITE_OK ? sqlite3_malloc64((n + 1) * sizeof *lengths) : NULL;
     int *tree = lengths ? sqlite3_malloc64((n + 1) * sizeof *tree) : NULL;
     unsigned char *out = tree ? sqlite3_malloc64(sizeof(sqlite3_int64) + (n + 1) * sizeof(Figures)) : NULL;
@@ -679,7 +770,7 @@ static void skyline(const Fts5ExtensionApi *api, Fts5Context *fts, sqlite3_conte
         if (dominators < depth) memcpy(&listed[kept++], &walk.rows[i], sizeof(Figures));
         for (size_t at = place; at <= m; at += at & (~at + 1)) tree[at]++;
     }
-    sqlite3_int64 count = (sqlite3_int64)n;
+    sqlite3_int64 count = (sqlite3_int64)walk.count;
     memcpy(out, &count, sizeof count);
     sqlite3_free(walk.rows); sqlite3_free(lengths); sqlite3_free(tree);
     sqlite3_result_blob64(result, out, sizeof(sqlite3_int64) + kept * sizeof(Figures), sqlite3_free);
