@@ -144,6 +144,9 @@ package final class Indexer: Sendable {
         if summary.indexed >= Self.optimizeAfter {
             let merging = ContinuousClock.now
             if try index.upkeepAfterLargeRun() { summary.mergeSeconds = (ContinuousClock.now - merging).seconds }
+        } else if summary.indexed + summary.moved + summary.removed > 0 {
+            // After a smaller run that wrote: what has fallen behind (SQLite's ranked lists).
+            try index.upkeepAfterRun()
         }
         return summary
     }

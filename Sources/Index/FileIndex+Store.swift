@@ -18,6 +18,9 @@ extension FileIndex: IndexStore {
         return merge
     }
 
+    /// The ranked lists made again when they fell behind (`makeRankedListsIfDue`).
+    public func upkeepAfterRun() throws(IndexError) { try makeRankedListsIfDue() }
+
     /// FTS5's segments merged, a step at a time (`mergeSegmentsStep`); then the ranked lists
     /// made again when due (`rankedListsStep`).
     public func tidyWhileIdle() throws(IndexError) -> Bool {

@@ -59,6 +59,9 @@ public protocol IndexStore: AnyObject, Sendable {
     /// merges its inverted index into one segment, PostgreSQL gathers statistics and folds its
     /// GIN index's pending list in. True when it did something.
     @discardableResult func upkeepAfterLargeRun() throws(IndexError) -> Bool
+    /// What a store needs after a run that wrote a few rows: SQLite makes its ranked lists
+    /// again when they fell behind (`RankedLists`); by default nothing.
+    func upkeepAfterRun() throws(IndexError)
     /// Called with true before a run fills an index that held no rows (a cold index, a rebuild)
     /// and with false after it: a store may then commit without waiting for each commit to
     /// reach the disk, and must make everything durable when the run ends. Nothing is at
@@ -103,6 +106,9 @@ extension IndexStore {
     /// Nothing: the store keeps itself tidy as it writes (PostgreSQL's autovacuum cleans the
     /// GIN index's pending list).
     public func tidyWhileIdle() throws(IndexError) -> Bool { false }
+
+    /// Nothing: the store keeps nothing that falls behind as rows are written.
+    public func upkeepAfterRun() throws(IndexError) {}
 
     /// By default nothing: the store makes what it writes when it writes it (PostgreSQL).
     public func prepareForWrite(_ file: IndexedFile) -> IndexedFile { file }
