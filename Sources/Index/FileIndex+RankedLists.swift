@@ -163,17 +163,19 @@ extension FileIndex {
     /// The words of a new round, or nil when none is due. Turns the changes' log on first, so
     /// that every row written after the lists are read is logged.
     private func roundDue(minimumRows: Int) throws(IndexError) -> [String]? {
-        let (rows, sampled, behind) = try read { db in
+        let (rows, logged, sampled, behind) = try read { db in
             let rows = try Int.fetchOne(db, sql: "SELECT count(*) FROM files") ?? 0
-            let sampled = try Int.fetchOne(db, sql: "SELECT sampledRows FROM ranked_logging")
+            let logged = try Int.fetchOne(db, sql: "SELECT sampledRows FROM ranked_logging")
+            // The log on and no list: a first round that did not end (the process stopped).
+            let sampled = try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM ranked_lists)") == true ? logged : nil
             let behind = try Int.fetchOne(db, sql: """
                 SELECT count(*) FROM (SELECT DISTINCT id FROM ranked_changes WHERE seq > (SELECT min(asOf) FROM ranked_lists) LIMIT ?)
                 """, arguments: [RankedLists.changesLooked + 1]) ?? 0
-            return (rows, sampled, behind > RankedLists.changesLooked)
+            return (rows, logged, sampled, behind > RankedLists.changesLooked)
         }
         let last = sampled ?? rankedLists.withLock(\.sampledRows)
         let grown = last.map { rows * 4 >= $0 * 5 || rows * 5 <= $0 * 4 } ?? true
-        guard behind || (grown && (rows >= minimumRows || sampled != nil)) else { return nil }
+        guard behind || (grown && (rows >= minimumRows || logged != nil)) else { return nil }
         rankedLists.withLock { $0.sampledRows = rows }
         if rows < minimumRows {
             try write { db in try db.execute(sql: "DELETE FROM ranked_lists; DELETE FROM ranked_logging; DELETE FROM ranked_changes") }

@@ -107,6 +107,20 @@ struct RankedListTests {
         #expect(try Self.best(index, "ark", keep: 51, listed: true) == nil, "deeper than what is left")
     }
 
+    @Test("A first round cut short (the log on, no list yet) is made again by the next process")
+    func interruptedRound() throws {
+        let dir = try TemporaryDirectory()
+        let path = dir.path + "/index-1.sqlite"
+        do {
+            let index = try TopRankTests.index(dir, count: 300, seed: 1)
+            try index.write { db in try db.execute(sql: "INSERT INTO ranked_logging (sampledRows) VALUES (300)") }
+        }
+        let index = try FileIndex(path: path)
+        try index.makeRankedListsIfDue(minimumRows: 1)
+        #expect(try index.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM ranked_lists") ?? 0 } > 0)
+        try Self.expectSame(index, words: ["ark", "bay"], keeps: [10], "after the cut")
+    }
+
     @Test("No lists below the threshold: a small index logs nothing")
     func smallIndex() throws {
         let dir = try TemporaryDirectory()
