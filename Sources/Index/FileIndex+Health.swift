@@ -127,7 +127,10 @@ extension IndexError {
         let message = error.message ?? "\(error.resultCode)"
         switch error.resultCode {
         case .SQLITE_CORRUPT, .SQLITE_NOTADB:
-            self = .damaged(path: path, message: message)
+            // "malformed database schema (name) - …" goes on with the damaged schema's own
+            // text (its SQL): the object's name says enough.
+            let schema = message.hasPrefix("malformed database schema") ? message.range(of: " - ") : nil
+            self = .damaged(path: path, message: schema.map { String(message[..<$0.lowerBound]) } ?? message)
         case .SQLITE_FULL, .SQLITE_READONLY, .SQLITE_IOERR, .SQLITE_CANTOPEN:
             self = .storage(path: path, message: message, code: error.extendedResultCode.rawValue)
         default:

@@ -157,6 +157,14 @@ struct FileIndexTests {
         #expect(try index.search(SearchRequest(match: .term("zebra"))).first?.path == raw)
     }
 
+    @Test("Damage in the schema is named by the object, without its SQL")
+    func damagedSchemaMessage() {
+        let message = #"malformed database schema (ranked_updated) - unrecognized token: "'ON files WHEN EXISTS (SELECT 1 FROM ranked_logging)""#
+        let error = IndexError(DatabaseError(resultCode: .SQLITE_CORRUPT, message: message), path: "/i.sqlite")
+        #expect(error.description.contains("malformed database schema (ranked_updated)"))
+        #expect(!error.description.contains("SELECT") && !error.description.contains("token"))
+    }
+
     @Test("An index made by a newer Docent is refused, untouched")
     func newerSchema() throws {
         let path = dir.path + "/newer.sqlite"
