@@ -413,12 +413,17 @@ static int sorted_contains(const sqlite3_int64 *ids, size_t count, sqlite3_int64
     return low < count && ids[low] == rowid;
 }
 
+/* Whether the walk's filters keep `rowid`: one of `among` when it filters, none of `except`. */
+static int walk_keeps(const TopWalk *walk, sqlite3_int64 rowid) {
+    if (walk->filtered && !sorted_contains(walk->among, walk->amongCount, rowid)) return 0;
+    return walk->exceptCount == 0 || !sorted_contains(walk->except, walk->exceptCount, rowid);
+}
+
 static int top_row(const Fts5ExtensionApi *api, Fts5Context *fts, void *context) {
     TopWalk *walk = context;
     Query *query = walk->query;
     sqlite3_int64 rowid = api->xRowid(fts);
-    if (walk->filtered && !sorted_contains(walk->among, walk->amongCount, rowid)) return SQLITE_OK;
-    if (walk->exceptCount > 0 && sorted_contains(walk->except, walk->exceptCount, rowid)) return SQLITE_OK;
+    if (!walk_keeps(walk, rowid)) return SQLITE_OK;
     sqlite3_int64 shortest = 0;
     int rc = row_frequencies(api, fts, query, &shortest);
     if (rc != SQLITE_OK) return rc;
@@ -448,8 +453,7 @@ static void listed_rows(TopWalk *walk, const Figures *rows, size_t count) {
     for (size_t i = 0; i < count; i++) {
         Figures row;
         memcpy(&row, &rows[i], sizeof row);
-        if (walk->filtered && !sorted_contains(walk->among, walk->amongCount, row.rowid)) continue;
-        if (walk->exceptCount > 0 && sorted_contains(walk->except, walk->exceptCount, row.rowid)) continue;
+        if (!walk_keeps(walk, row.rowid)) continue;
         query->frequency[0] = row.frequency;
         double score = bm25(query, (double)row.length, 1.2, 0.75);
         /* Kept: its docent_score, and a proximity of 0 (one phrase), as keep_rescored gives. */

@@ -77,12 +77,17 @@ package final class Indexer: Sendable {
     /// Network or FUSE mounts that are unmounted now: left out of crawls, their rows kept
     /// until they return (set by the watcher).
     package let offline = Locked<Set<FilePath>>([])
+    /// Whether what falls behind as rows are written (SQLite's ranked lists) is left to an
+    /// idle upkeep after the run (`docent watch`'s `IndexStore.tidyWhileIdle`) instead of
+    /// being made before it returns (`docent index`): a watcher reports "watching" sooner.
+    package let upkeepWhileIdle: Bool
 
     package init(index: any IndexStore, documents: DocumentRegistry = AppDocuments.registry,
                 types: @autoclosure @escaping @Sendable () -> UTTypeRegistry = .shared,
                 settings: Settings = .defaults(), workers: Int = ProcessInfo.processInfo.activeProcessorCount,
-                previews: PreviewCache? = nil) {
+                previews: PreviewCache? = nil, upkeepWhileIdle: Bool = false) {
         self.index = index
+        self.upkeepWhileIdle = upkeepWhileIdle
         self.documents = documents
         let lazyTypes = Lazy(types)
         self.lazyTypes = lazyTypes
@@ -144,8 +149,9 @@ package final class Indexer: Sendable {
         if summary.indexed >= Self.optimizeAfter {
             let merging = ContinuousClock.now
             if try index.upkeepAfterLargeRun() { summary.mergeSeconds = (ContinuousClock.now - merging).seconds }
-        } else if summary.indexed + summary.moved + summary.removed > 0 {
-            // After a smaller run that wrote: what has fallen behind (SQLite's ranked lists).
+        }
+        // After any run that wrote: what has fallen behind (SQLite's ranked lists).
+        if summary.indexed + summary.moved + summary.removed > 0, !upkeepWhileIdle {
             try index.upkeepAfterRun()
         }
         return summary

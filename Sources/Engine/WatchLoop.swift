@@ -83,8 +83,13 @@ struct WatchLoop: Sendable, Equatable {
     /// so a store that cannot do it is not asked again until the next write).
     mutating func tidied(moreLeft: Bool) { report.untidy = moreLeft }
 
-    /// The reconcile is done.
-    mutating func reconciled() { report.reconciled = true }
+    /// The reconcile is done. The upkeep then looks once whatever it wrote: a watcher that
+    /// starts after an index that stopped (a killed watcher, `docent index` cut short) may find
+    /// segments to merge or ranked lists behind, with no write to come until a file changes.
+    mutating func reconciled() {
+        report.reconciled = true
+        report.untidy = true
+    }
 
     /// The changes to apply from what the inbox held: on battery, rescans are held back (each
     /// directory's once, however many polls or overflows asked for it); on mains, what was

@@ -51,7 +51,7 @@ package final class WatchService: Sendable {
         self.previews = previews
         self.logger = logger
         self.settings = settings
-        let indexer = Indexer(index: index, settings: settings, previews: previews)
+        let indexer = Indexer(index: index, settings: settings, previews: previews, upkeepWhileIdle: true)
         live = LiveIndexer(indexer: indexer)
         status = Locked(WatchStatus(state: .starting, pending: 0, watchedDirectories: 0, unwatchedDirectories: [], overflows: 0,
                                    files: (try? index.count()) ?? 0, missingRoots: [], roots: roots.map(\.string),

@@ -10,11 +10,9 @@ extension FileIndex: IndexStore {
     /// The inverted index merged into one segment, when it is in more than four (13 after a
     /// cold index of the benchmark corpus).
     @discardableResult
-    /// And the ranked lists of the words in many files made, when due (`RankedLists`).
     public func upkeepAfterLargeRun() throws(IndexError) -> Bool {
         let merge = try fullTextSegments() > 4
         if merge { try optimizeFullText() }
-        try makeRankedListsIfDue()
         return merge
     }
 

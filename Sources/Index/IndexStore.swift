@@ -59,8 +59,9 @@ public protocol IndexStore: AnyObject, Sendable {
     /// merges its inverted index into one segment, PostgreSQL gathers statistics and folds its
     /// GIN index's pending list in. True when it did something.
     @discardableResult func upkeepAfterLargeRun() throws(IndexError) -> Bool
-    /// What a store needs after a run that wrote a few rows: SQLite makes its ranked lists
-    /// again when they fell behind (`RankedLists`); by default nothing.
+    /// What a store needs after any run that wrote (after `upkeepAfterLargeRun` when both
+    /// apply; a watcher leaves it to `tidyWhileIdle`): SQLite makes its ranked lists again when
+    /// they fell behind (`RankedLists`); by default nothing.
     func upkeepAfterRun() throws(IndexError)
     /// Called with true before a run fills an index that held no rows (a cold index, a rebuild)
     /// and with false after it: a store may then commit without waiting for each commit to

@@ -26,15 +26,20 @@ struct WatchLoopTests {
           ])
     func next(controls: WatchControls, reconciled: Bool, inbox: Int, settling: Int, expected: WatchLoop.Step) {
         var loop = WatchLoop()
-        if reconciled { loop.reconciled() }
+        if reconciled {
+            loop.reconciled()
+            loop.tidied(moreLeft: false)
+        }
         #expect(loop.next(controls, inbox: inbox, settling: settling) == expected)
     }
 
-    @Test("Upkeep after a write, once nothing waits or settles, on mains, until the store has none left")
+    @Test("Upkeep once after the reconcile and after a write, once nothing waits or settles, on mains, until the store has none left")
     func tidy() {
         var loop = WatchLoop()
         loop.reconciled()
-        #expect(loop.next(Self.mains, inbox: 0, settling: 0) == .sleep, "nothing written: nothing to tidy")
+        #expect(loop.next(Self.mains, inbox: 0, settling: 0) == .tidy, "upkeep looks once at start (work a stopped process left)")
+        loop.tidied(moreLeft: false)
+        #expect(loop.next(Self.mains, inbox: 0, settling: 0) == .sleep, "nothing written since: nothing to tidy")
         loop.wrote()
         #expect(loop.next(Self.mains, inbox: 2, settling: 0) == .applyBatch, "changes go before upkeep")
         #expect(loop.next(Self.mains, inbox: 0, settling: 3) == .lookAgain(after: .milliseconds(250)))
