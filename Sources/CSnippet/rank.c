@@ -401,22 +401,35 @@ typedef struct {
     size_t amongCount;
     const sqlite3_int64 *except; /* never the rows of `except` (ascending) */
     size_t exceptCount;
+    size_t amongAt, exceptAt;    /* where the last look ended in each (rows come ascending) */
 } TopWalk;
 
-/* Whether `rowid` is one of ids[0..<count] (ascending). */
-static int sorted_contains(const sqlite3_int64 *ids, size_t count, sqlite3_int64 rowid) {
-    size_t low = 0, high = count;
+/* Whether `rowid` is one of ids[0..<count] (ascending), looked for from `*at`, where the last
+   look ended: FTS5 hands rows over in ascending order, so a walk over 120,000 rows gallops
+   forward through a filter of 54,000 instead of searching all of it each time (a smaller rowid
+   than the last starts over). */
+static int sorted_contains_from(const sqlite3_int64 *ids, size_t count, size_t *at, sqlite3_int64 rowid) {
+    size_t low = *at;
+    if (low > count || (low > 0 && ids[low - 1] >= rowid)) low = 0;
+    size_t step = 1, high = low;
+    while (high < count && ids[high] < rowid) {
+        low = high + 1;
+        high = low + step < count ? low + step : count;
+        step *= 2;
+    }
+    /* ids[low - 1] < rowid, and ids[high] >= rowid or high == count: the first not below it. */
     while (low < high) {
         size_t middle = low + (high - low) / 2;
         if (ids[middle] < rowid) low = middle + 1; else high = middle;
     }
+    *at = low;
     return low < count && ids[low] == rowid;
 }
 
 /* Whether the walk's filters keep `rowid`: one of `among` when it filters, none of `except`. */
-static int walk_keeps(const TopWalk *walk, sqlite3_int64 rowid) {
-    if (walk->filtered && !sorted_contains(walk->among, walk->amongCount, rowid)) return 0;
-    return walk->exceptCount == 0 || !sorted_contains(walk->except, walk->exceptCount, rowid);
+static int walk_keeps(TopWalk *walk, sqlite3_int64 rowid) {
+    if (walk->filtered && !sorted_contains_from(walk->among, walk->amongCount, &walk->amongAt, rowid)) return 0;
+    return walk->exceptCount == 0 || !sorted_contains_from(walk->except, walk->exceptCount, &walk->exceptAt, rowid);
 }
 
 static int top_row(const Fts5ExtensionApi *api, Fts5Context *fts, void *context) {
