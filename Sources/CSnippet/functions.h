@@ -2,6 +2,7 @@
 #define DOCENT_FUNCTIONS_H
 #include <stddef.h>
 #include <sqlite3.h>
+#include "docent_snippet.h"
 
 /* Registers docent_rank, docent_score and docent_proximity (rank.c) with FTS5 on connection
    `db`, and docent_rescored(rowid) with SQLite. */
@@ -10,6 +11,35 @@ int docent_register_rank(sqlite3 *db, fts5_api *api);
 /* Registers docent_sorted_ids(id) (among.c): an aggregate, its ids as a blob of native 64-bit
    integers, ascending, each once. */
 int docent_register_sorted_ids(sqlite3 *db);
+
+/* Length codes (lengths.c): a row's length in tokens rounded down to one of 255 steps, a byte
+   a row, in blocks of LENGTH_BLOCK rows (table ranked_lengths). */
+enum { LENGTH_BLOCK = DOCENT_LENGTH_BLOCK, LENGTH_CHANGES = DOCENT_LENGTH_CHANGES };
+
+/* Registers docent_length_codes(id, sz) (lengths.c): an aggregate over FTS5's docsize rows in
+   rowid order, the codes as records of an 8-byte native block number and LENGTH_BLOCK codes. */
+int docent_register_length_codes(sqlite3 *db);
+
+/* The code of `length` (0 for none). */
+unsigned char docent_length_code(sqlite3_int64 length);
+
+/* One statement's reading of the codes (zeroed to start; state 0: not looked at yet). */
+typedef struct {
+    int state;                  /* 0 not looked at, 1 usable, -1 none kept or too many rows changed */
+    sqlite3_blob *blob;
+    sqlite3_int64 block;        /* the block in `codes` */
+    int size;                   /* its codes read */
+    unsigned char codes[LENGTH_BLOCK];
+    sqlite3_int64 *changed;     /* rows changed since the codes were made, ascending */
+    size_t changedCount;
+} LengthCodes;
+
+/* A length `rowid` is at least as long as, from its code; 0 when not known (no codes, a row
+   changed since they were made, a row newer than them). */
+sqlite3_int64 docent_length_at_least(LengthCodes *codes, sqlite3 *db, sqlite3_int64 rowid);
+
+/* Closes the blob handle and frees what `codes` holds. */
+void docent_length_codes_close(LengthCodes *codes);
 
 /* Registers docent_matches (matches.c): every match's byte range in one column. */
 int docent_register_matches(fts5_api *api);

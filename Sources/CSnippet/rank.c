@@ -165,7 +165,22 @@ typedef struct {
     int held;                    /* of the best scores so far, at most `top` */
     double *best;                /* a min-heap of the best scores so far */
     sqlite3_int64 *bestRow;      /* their rows, in the same places */
+    sqlite3 *db;
+    LengthCodes codes;           /* lengths from below, read as pruning needs them (lengths.c) */
 } Query;
+
+static void query_free(void *pointer) {
+    Query *query = pointer;
+    docent_length_codes_close(&query->codes);
+    sqlite3_free(query);
+}
+
+/* The least length of the row at hand: its occurrences' reach (`shortest`), or its length code
+   when that says more. */
+static double least_length(const Fts5ExtensionApi *api, Fts5Context *fts, Query *query, sqlite3_int64 shortest) {
+    sqlite3_int64 coded = docent_length_at_least(&query->codes, query->db, api->xRowid(fts));
+    return (double)(coded > shortest ? coded : shortest);
+}
 
 static int top_add(Query *query, sqlite3_int64 row, double score);
 
@@ -206,6 +221,8 @@ static int query_data(const Fts5ExtensionApi *api, Fts5Context *fts, sqlite3_con
     if (!query) return SQLITE_NOMEM;
     query->phrases = phrases;
     query->columns = columns;
+    query->db = sqlite3_context_db_handle(result);
+    memset(&query->codes, 0, sizeof query->codes);
     query->idf = (double *)&query[1];
     query->frequency = query->idf + phrases;
     query->top = top;
@@ -229,7 +246,7 @@ static int query_data(const Fts5ExtensionApi *api, Fts5Context *fts, sqlite3_con
         double idf = log((rows - hits + 0.5) / (hits + 0.5));
         query->idf[i] = idf <= 0.0 ? 1e-6 : idf;
     }
-    if (rc == SQLITE_OK) rc = api->xSetAuxdata(fts, query, sqlite3_free);
+    if (rc == SQLITE_OK) rc = api->xSetAuxdata(fts, query, query_free);
     else sqlite3_free(query);
     if (rc == SQLITE_OK) *out = query;
     return rc;
@@ -339,8 +356,8 @@ static void rank_with(const Fts5ExtensionApi *api, Fts5Context *fts, sqlite3_con
     if (rc == SQLITE_OK) rc = row_frequencies(api, fts, query, &shortest);
     if (rc != SQLITE_OK) { sqlite3_result_error_code(result, rc); return; }
     if (query->top > 0 && query->held == query->top) {
-        /* The row's best possible score: as if it were no longer than its occurrences reach. */
-        double bound = bm25(query, (double)shortest, k1, b);
+        /* The row's best possible score: as if it were no longer than it is known to be at least. */
+        double bound = bm25(query, least_length(api, fts, query, shortest), k1, b);
         if (bound < query->best[0]) { sqlite3_result_double(result, -1.0 * bound); return; }
     }
     int length = 0;
@@ -442,7 +459,7 @@ static int top_row(const Fts5ExtensionApi *api, Fts5Context *fts, void *context)
     if (rc != SQLITE_OK) return rc;
     /* Not even as short as its occurrences allow could the row rank above the k-th best (a row
        tied with it could: the newer row goes first). */
-    if (query->held == query->top && bm25(query, (double)shortest, 1.2, 0.75) < query->best[0]) return SQLITE_OK;
+    if (query->held == query->top && bm25(query, least_length(api, fts, query, shortest), 1.2, 0.75) < query->best[0]) return SQLITE_OK;
     int length = 0;
     rc = row_length(api, fts, walk->lengths, &length);
     if (rc != SQLITE_OK) return rc;

@@ -492,5 +492,6 @@ int docent_register_search_functions(void *connection) {
     if (rc == SQLITE_OK) rc = api->xCreateFunction(api, "docent_snippet", NULL, snippet, NULL);
     if (rc == SQLITE_OK) rc = docent_register_matches(api);
     if (rc == SQLITE_OK) rc = docent_register_sorted_ids(connection);
+    if (rc == SQLITE_OK) rc = docent_register_length_codes(connection);
     return rc == SQLITE_OK ? docent_register_rank(connection, api) : rc;
 }

@@ -186,6 +186,10 @@ extension FileIndex {
             // made (`RankedLists`): logged once the first list is about to be made.
             try db.execute(sql: RankedLists.schema)
         }
+        migrator.registerMigration("v14") { db in
+            // Each row's length as a one-byte code, made with the ranked lists (`RankedLists.lengthsSchema`).
+            try db.execute(sql: RankedLists.lengthsSchema)
+        }
         return migrator
     }
 
