@@ -168,6 +168,15 @@ struct SearchFunctionsTests {
         #expect(Relevance.factor(path: Array("/x/a".utf8), title: "Local settings", words: ["locales"]) == 1)
     }
 
+    @Test("Language folders: a known code, a region, a variant or an encoding; not other short names", arguments: [
+        ("de", true), ("pt_BR", true), ("sr@latin", true), ("zh_CN.UTF-8", true), ("ca@valencia", true), ("fil", false),
+        ("doc", false), ("man1", false), ("DE", false), ("de_br", false), ("de_BRA", false), ("xx", false), ("deutsch", false),
+        ("de_DE.ISO-8859-1", false), ("d\u{e9}", false), ("", false),
+    ])
+    func languageFolders(name: String, expected: Bool) {
+        #expect(Relevance.isLanguageFolder(Array(name.utf8)[...]) == expected, "\(name)")
+    }
+
     @Test("docent_rank gives bm25()'s scores (without the IDF for a query of one phrase), also after the index changes under the same connection")
     func rankEqualsBM25() throws {
         var rows: [IndexedFile] = []
