@@ -39,15 +39,17 @@ extension FileIndex {
                 byExtension = false
                 if types == nil { return (nil, []) }
             }
-            func few(_ sql: String, _ values: [String]) throws -> [Int64]? {
+            // From the filter lists when they hold each value (`FilterLists`), else from the index.
+            func few(_ kind: FilterLists.Kind, _ values: [String]) throws -> [Int64]? {
+                if let listed = try Self.listedRows(db, kind: kind, values: values) { return listed }
                 let placeholders = Array(repeating: "?", count: values.count).joined(separator: ", ")
-                return try Self.fewRows(db, "\(sql) IN (\(placeholders))", StatementArguments(values))
+                return try Self.fewRows(db, "SELECT id FROM files WHERE \(kind.expression) IN (\(placeholders))", StatementArguments(values))
             }
             var among: [Int64]?, filters: AmongFilters = []
-            if let types, let ids = try few("SELECT id FROM files WHERE contentType", types.sorted()) {
+            if let types, let ids = try few(.type, types.sorted()) {
                 (among, filters) = (ids, [.types])
             }
-            if byExtension, let ids = try few("SELECT id FROM files WHERE \(Self.extensionExpression)", extensions.sorted()) {
+            if byExtension, let ids = try few(.extension, extensions.sorted()) {
                 among = among.map { Self.intersection($0, ids) } ?? ids
                 filters.insert(.extensions)
             }

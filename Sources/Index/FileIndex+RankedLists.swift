@@ -60,6 +60,8 @@ enum RankedLists {
     /// and the log's position then.
     struct LengthCodes: Sendable {
         var blocks: [(block: Int64, codes: Data)]
+        /// And the filter lists (`FilterLists`), from the same snapshot.
+        var filters: [FilterLists.Made]
         var asOf: Int64
     }
 
@@ -154,7 +156,7 @@ extension FileIndex {
         round.terms.removeFirst(made.count)
         round.made += made
         if round.terms.isEmpty {
-            try finishRound(round.made, lengths: try makeLengthCodes(), minimumRows: minimumRows)
+            try finishRound(round.made, lengths: try makeLengthCodes(filterRows: min(minimumRows, FilterLists.minimumRows)), minimumRows: minimumRows)
             let took = ContinuousClock.now - round.started
             rankedLists.withLock {
                 $0.round = nil
@@ -198,7 +200,7 @@ extension FileIndex {
         guard behind || (grown && (rows >= minimumRows || logged != nil)) else { return nil }
         rankedLists.withLock { $0.sampledRows = rows }
         if rows < minimumRows {
-            try write { db in try db.execute(sql: "DELETE FROM ranked_lists; DELETE FROM ranked_logging; DELETE FROM ranked_changes; DELETE FROM ranked_lengths") }
+            try write { db in try db.execute(sql: "DELETE FROM ranked_lists; DELETE FROM ranked_logging; DELETE FROM ranked_changes; DELETE FROM ranked_lengths; DELETE FROM ranked_filters") }
             return nil
         }
         try write { db in
@@ -259,8 +261,9 @@ extension FileIndex {
         }
     }
 
-    /// Every row's length code, read from FTS5's docsize table in one pass (80 ms at a million rows).
-    func makeLengthCodes() throws(IndexError) -> RankedLists.LengthCodes {
+    /// Every row's length code, read from FTS5's docsize table in one pass (80 ms at a million
+    /// rows), and the filter lists.
+    func makeLengthCodes(filterRows: Int = FilterLists.minimumRows) throws(IndexError) -> RankedLists.LengthCodes {
         try read { db in
             let asOf = try Int64.fetchOne(db, sql: "SELECT coalesce(max(seq), 0) FROM ranked_changes") ?? 0
             let records = try Data.fetchOne(db, sql: "SELECT docent_length_codes(id, sz) FROM files_fts_docsize") ?? Data()
@@ -271,7 +274,7 @@ extension FileIndex {
                     blocks.append((bytes.loadUnaligned(fromByteOffset: at, as: Int64.self), Data(bytes[(at + 8)..<(at + record)])))
                 }
             }
-            return RankedLists.LengthCodes(blocks: blocks, asOf: asOf)
+            return RankedLists.LengthCodes(blocks: blocks, filters: try Self.makeFilterLists(db, minimumRows: filterRows), asOf: asOf)
         }
     }
 
@@ -284,6 +287,7 @@ extension FileIndex {
             for (block, codes) in lengths.blocks {
                 try db.execute(sql: "INSERT OR REPLACE INTO ranked_lengths (block, asOf, codes) VALUES (?, ?, ?)", arguments: [block, lengths.asOf, codes])
             }
+            try Self.storeFilterLists(lengths.filters, asOf: lengths.asOf, db)
             for list in made {
                 guard list.rows >= minimumRows else {
                     try db.execute(sql: "DELETE FROM ranked_lists WHERE term = ?", arguments: [list.term])
@@ -296,7 +300,7 @@ extension FileIndex {
                     """, arguments: [list.term, Self.weights, RankedLists.depth, list.asOf, list.rows, list.list])
             }
             if try Int.fetchOne(db, sql: "SELECT count(*) FROM ranked_lists") == 0 {
-                try db.execute(sql: "DELETE FROM ranked_logging; DELETE FROM ranked_changes; DELETE FROM ranked_lengths")
+                try db.execute(sql: "DELETE FROM ranked_logging; DELETE FROM ranked_changes; DELETE FROM ranked_lengths; DELETE FROM ranked_filters")
             } else {
                 try db.execute(sql: "DELETE FROM ranked_changes WHERE seq <= min((SELECT min(asOf) FROM ranked_lists), ?)", arguments: [lengths.asOf])
             }

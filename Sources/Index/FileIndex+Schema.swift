@@ -190,6 +190,12 @@ extension FileIndex {
             // Each row's length as a one-byte code, made with the ranked lists (`RankedLists.lengthsSchema`).
             try db.execute(sql: RankedLists.lengthsSchema)
         }
+        migrator.registerMigration("v15") { db in
+            // The rows of each extension and type held by many files (`FilterLists`).
+            try db.execute(sql: FilterLists.schema)
+            // Made in the ranked lists' round, which codes missing make due.
+            try db.execute(sql: "DELETE FROM ranked_lengths")
+        }
         return migrator
     }
 
