@@ -111,7 +111,8 @@ int docent_register_length_codes(sqlite3 *db) {
 
 /* Reading them. */
 
-/* Whether `rowid` is among the sorted `ids`. */
+/* Whether `rowid` is among the rows changed since the codes were made (sorted; a row written
+   twice is there twice). */
 static int changed_contains(const LengthCodes *codes, sqlite3_int64 rowid) {
     size_t low = 0, high = codes->changedCount;
     while (low < high) {
@@ -119,6 +120,11 @@ static int changed_contains(const LengthCodes *codes, sqlite3_int64 rowid) {
         if (codes->changed[middle] < rowid) low = middle + 1; else high = middle;
     }
     return low < codes->changedCount && codes->changed[low] == rowid;
+}
+
+static int compare_ids(const void *a, const void *b) {
+    sqlite3_int64 x = *(const sqlite3_int64 *)a, y = *(const sqlite3_int64 *)b;
+    return (x > y) - (x < y);
 }
 
 /* The codes' state read once: their position in the log, the rows changed since. */
@@ -131,7 +137,9 @@ static void codes_open(LengthCodes *codes, sqlite3 *db) {
     sqlite3_int64 asOf = found ? sqlite3_column_int64(statement, 0) : 0;
     sqlite3_finalize(statement);
     if (!found) return;
-    if (sqlite3_prepare_v2(db, "SELECT DISTINCT id FROM ranked_changes WHERE seq > ? ORDER BY id LIMIT ?", -1, &statement, NULL) != SQLITE_OK) {
+    /* The log's entries in the order written, at most LENGTH_CHANGES + 1 of them read (a log a
+       burst made long is not read through, nor sorted by SQL), then sorted here. */
+    if (sqlite3_prepare_v2(db, "SELECT id FROM ranked_changes WHERE seq > ? ORDER BY seq LIMIT ?", -1, &statement, NULL) != SQLITE_OK) {
         sqlite3_finalize(statement);
         return;
     }
@@ -141,7 +149,9 @@ static void codes_open(LengthCodes *codes, sqlite3 *db) {
     int rc = codes->changed ? SQLITE_ROW : SQLITE_NOMEM;
     while (rc == SQLITE_ROW && (rc = sqlite3_step(statement)) == SQLITE_ROW) codes->changed[codes->changedCount++] = sqlite3_column_int64(statement, 0);
     sqlite3_finalize(statement);
-    if (rc == SQLITE_DONE && codes->changedCount <= LENGTH_CHANGES) codes->state = 1;
+    if (rc != SQLITE_DONE || codes->changedCount > LENGTH_CHANGES) return;
+    qsort(codes->changed, codes->changedCount, sizeof *codes->changed, compare_ids);
+    codes->state = 1;
 }
 
 sqlite3_int64 docent_length_at_least(LengthCodes *codes, sqlite3 *db, sqlite3_int64 rowid) {

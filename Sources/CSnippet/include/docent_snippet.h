@@ -63,7 +63,8 @@ int docent_query_tokens(void *db, const char *text, int length, int prefix, char
 /* Rows a block of length codes holds (lengths.c): docent_length_codes' records are an 8-byte
    native block number and this many one-byte codes. */
 #define DOCENT_LENGTH_BLOCK 2048
-/* Rows changed since the codes were made past which a search reads none of them. */
+/* Writes logged since the codes were made (a row written twice counts twice) past which a
+   search reads none of them. */
 #define DOCENT_LENGTH_CHANGES 4096
 
 #endif
