@@ -63,9 +63,15 @@ extension FileIndex {
     static func fewRows(_ db: Database, _ select: String, _ arguments: StatementArguments) throws -> [Int64]? {
         let blob = try Data.fetchOne(db, sql: "SELECT docent_sorted_ids(id) FROM (\(select) LIMIT ?)",
                                      arguments: arguments + [Self.fewFiles + 1])
+        let ids = ids(blob)
+        return ids.count > Self.fewFiles ? nil : ids
+    }
+
+    /// The native 64-bit ids of a blob (`docent_sorted_ids`'s, a filter list's); none for NULL.
+    static func ids(_ blob: Data?) -> [Int64] {
         var ids = [Int64](repeating: 0, count: (blob?.count ?? 0) / MemoryLayout<Int64>.size)
         if let blob { ids.withUnsafeMutableBytes { _ = blob.copyBytes(to: $0) } }
-        return ids.count > Self.fewFiles ? nil : ids
+        return ids
     }
 
     /// The ids in both of two sorted lists, sorted.

@@ -82,14 +82,9 @@ extension FileIndex {
                                              arguments: [kind.rawValue, value])
             else { return nil }
             asOf = min(asOf, row["asOf"])
-            let blob: Data = row["ids"]
-            var ids = [Int64](repeating: 0, count: blob.count / MemoryLayout<Int64>.size)
-            ids.withUnsafeMutableBytes { _ = blob.copyBytes(to: $0) }
-            sets.append(ids)
+            sets.append(ids(row["ids"]))
         }
-        let changed = try Int64.fetchAll(db.cachedStatement(sql: "SELECT DISTINCT id FROM ranked_changes WHERE seq > ? LIMIT ?"),
-                                         arguments: [asOf, RankedLists.changesLooked + 1])
-        guard changed.count <= RankedLists.changesLooked else { return nil }
+        guard let changed = try rowsChanged(db, since: asOf) else { return nil }
         var rows = sets.count == 1 ? sets[0] : sets.flatMap { $0 }.sorted()
         if !changed.isEmpty {
             // The rows written since: out, and back in when they hold one of the values now.

@@ -103,6 +103,14 @@ enum RankedLists {
 extension FileIndex {
     // MARK: Searching
 
+    /// The rows written since the log's position `asOf` (ranked lists, filter lists), each once;
+    /// nil past `RankedLists.changesLooked` of them.
+    static func rowsChanged(_ db: Database, since asOf: Int64) throws -> [Int64]? {
+        let changed = try Int64.fetchAll(db.cachedStatement(sql: "SELECT DISTINCT id FROM ranked_changes WHERE seq > ? LIMIT ?"),
+                                         arguments: [asOf, RankedLists.changesLooked + 1])
+        return changed.count <= RankedLists.changesLooked ? changed : nil
+    }
+
     /// The figures `docent_top` ranks in place of every row of a search for one word
     /// (`RankedLists`), for a search keeping `keep` rows; nil when it has to rank every row.
     static func rankedCandidates(_ db: Database, expression: FTSExpression, keep: Int) throws -> Data? {
@@ -111,9 +119,7 @@ extension FileIndex {
                                          arguments: [tokens[0], weights])
         else { return nil }
         let asOf: Int64 = row["asOf"], depth: Int = row["depth"], list: Data = row["list"]
-        let changed = try Int64.fetchAll(db.cachedStatement(sql: "SELECT DISTINCT id FROM ranked_changes WHERE seq > ? LIMIT ?"),
-                                         arguments: [asOf, RankedLists.changesLooked + 1])
-        guard changed.count <= RankedLists.changesLooked else { return nil }
+        guard let changed = try rowsChanged(db, since: asOf) else { return nil }
         let gone = Set(changed)
         var figures = Data(capacity: list.count)
         var removed = 0
