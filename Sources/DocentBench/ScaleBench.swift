@@ -7,8 +7,8 @@ import Glibc
 #endif
 
 /// `docent-bench scale`: Docent's costs on synthetic home directories of growing size, in one
-/// run — per-file cold-index cost and memory (the tree read first, the median of a few cold
-/// indexes), index size, a no-change re-index against an lstat
+/// run — per-file cold-index cost and memory (the trees read first, a few cold indexes of each,
+/// the sizes taking turns), index size, a no-change re-index against an lstat
 /// walk of the same tree, every search class of the suite (beside the same queries on the bench
 /// corpus's index), `docent watch`'s start-up and memory, and a burst of changes spread over the
 /// tree.
@@ -67,6 +67,9 @@ struct ScaleBench: ParsableCommand, BenchOutput {
             }
             return print(ScalePostgres.table(try ScalePostgres(bench: self, files: largest).measure(), sqlite: figures, files: largest))
         }
+        // The cold indexes first, the sizes taking turns (the machine's pace moves by half
+        // within an hour here, and a size's runs back to back measured that, not the size).
+        let colds = only == nil ? try coldIndexes(sizes) : [:]
         for size in sizes {
             if let only {
                 let docent = DocentProcess(work: work + "/docent-\(size)")
@@ -80,7 +83,7 @@ struct ScaleBench: ParsableCommand, BenchOutput {
                 }
                 columns.append((size, figures))
             } else {
-                columns.append((size, try measure(size: size, corpus: corpusIndex)))
+                columns.append((size, try measure(size: size, colds: colds[size] ?? [:], corpus: corpusIndex)))
             }
         }
         print(table(columns))
@@ -94,7 +97,8 @@ struct ScaleBench: ParsableCommand, BenchOutput {
 
     // MARK: One size
 
-    func measure(size: Int, corpus corpusIndex: DocentProcess?) throws -> [String: Double] {
+    /// The tree of `size` files, made when missing or made from another recipe.
+    func tree(_ size: Int) throws -> String {
         let root = work + "/tree-\(size)"
         let marker = root + ".made"
         let recipe = "files \(size) seed \(seed) corpus \(corpus)\n"
@@ -104,35 +108,62 @@ struct ScaleBench: ParsableCommand, BenchOutput {
             try recipe.write(toFile: marker, atomically: true, encoding: .utf8)
             log("made \(size) files in \(fmt(seconds)) s")
         }
-        var figures: [String: Double] = [:]
-        let docent = DocentProcess(work: work + "/docent-\(size)")
-        try? FileManager.default.removeItem(atPath: docent.work)
-        try FileManager.default.createDirectory(atPath: docent.work, withIntermediateDirectories: true)
-        let walk = (0..<3).map { _ in Measure.seconds { figures["entries"] = Double(ScaleTree.lstatWalk(root)) } }
-        figures["lstatWalkSeconds"] = Measure.median(walk)
+        return root
+    }
 
-        // The tree read once first, so that each cold index finds it in the page cache.
-        let warmed = Measure.seconds { figures["treeBytes"] = Double(ScaleTree.readEveryFile(root)) }
-        log("\(size): read the tree's \(Int(figures["treeBytes"]!) >> 20) MB in \(fmt(warmed)) s")
-        var colds: [(seconds: Double, peak: Double, files: Double)] = []
-        let out = docent.work + "/index.json"
-        for run in 0..<max(coldRuns, 1) {
-            if run > 0 {  // a new index each time; the last one stays for what follows
-                try FileManager.default.removeItem(atPath: docent.work)
-                try FileManager.default.createDirectory(atPath: docent.work, withIntermediateDirectories: true)
-            }
-            let cold = try Spawn.run([docent.binary, "index", root, "--json"], environment: docent.environment, stdoutPath: out, sampleMemory: true)
+    /// `coldRuns` cold indexes of each size, the sizes taking turns, and one more of the
+    /// smallest at the end, so that each run of a larger size has a run of the smallest just
+    /// before and just after it: its per-file cost is compared with theirs (`coldRatio`, the
+    /// median over the rounds). Each index is made anew; the last of each size stays for what
+    /// follows. Every tree is read first, so that each cold index finds it in the page cache.
+    func coldIndexes(_ sizes: [Int]) throws -> [Int: [String: Double]] {
+        var runs: [Int: [(seconds: Double, peak: Double, files: Double)]] = [:]
+        for size in sizes {
+            let root = try tree(size)
+            let warmed = Measure.seconds { _ = ScaleTree.readEveryFile(root) }
+            log("\(size): read the tree in \(fmt(warmed)) s")
+        }
+        func cold(_ size: Int) throws {
+            let docent = DocentProcess(work: work + "/docent-\(size)")
+            try? FileManager.default.removeItem(atPath: docent.work)
+            try FileManager.default.createDirectory(atPath: docent.work, withIntermediateDirectories: true)
+            let out = docent.work + "/index.json"
+            let cold = try Spawn.run([docent.binary, "index", work + "/tree-\(size)", "--json"], environment: docent.environment, stdoutPath: out, sampleMemory: true)
             guard cold.status == 0 else { throw BenchError("docent index exited with \(cold.status)") }
             let summary = (try? JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: out)))) as? [String: Any]
-            colds.append((cold.seconds, cold.peakTreePSSMB ?? 0, Double(summary?["files"] as? Int ?? 0)))
+            runs[size, default: []].append((cold.seconds, cold.peakTreePSSMB ?? 0, Double(summary?["files"] as? Int ?? 0)))
             log("\(size): cold index \(fmt(cold.seconds)) s, tree PSS \(fmt(cold.peakTreePSSMB ?? 0)) MB")
         }
-        let indexed = colds.last!.files
-        figures["files"] = indexed
-        figures["coldSecondsPerThousand"] = Measure.median(colds.map(\.seconds)) / max(indexed, 1) * 1000
-        figures["coldPeakTreePSSMB"] = Measure.median(colds.map(\.peak))
+        let rounds = max(coldRuns, 1)
+        for _ in 0..<rounds {
+            for size in sizes { try cold(size) }
+        }
+        guard let smallest = sizes.first else { return [:] }
+        if sizes.count > 1 { try cold(smallest) }
+        func perFile(_ run: (seconds: Double, peak: Double, files: Double)) -> Double { run.seconds / max(run.files, 1) * 1000 }
+        var figures: [Int: [String: Double]] = [:]
+        for (size, list) in runs {
+            // The smallest's extra run stays out of its median, so every size has `rounds` runs.
+            let kept = Array(list.prefix(rounds))
+            figures[size] = ["files": kept.last!.files, "coldSecondsPerThousand": Measure.median(kept.map(perFile)),
+                             "coldPeakTreePSSMB": Measure.median(kept.map(\.peak))]
+            if size != smallest, let base = runs[smallest], base.count == rounds + 1 {
+                let ratios = (0..<rounds).map { i in perFile(list[i]) / ((perFile(base[i]) + perFile(base[i + 1])) / 2) }
+                figures[size]!["coldRatio"] = Measure.median(ratios)
+                log("\(size): per-file cold index against \(smallest) files around it: " + ratios.map { fmt($0) + "×" }.joined(separator: ", "))
+            }
+        }
+        return figures
+    }
+
+    func measure(size: Int, colds: [String: Double], corpus corpusIndex: DocentProcess?) throws -> [String: Double] {
+        let root = try tree(size)
+        var figures = colds
+        let docent = DocentProcess(work: work + "/docent-\(size)")
+        let walk = (0..<3).map { _ in Measure.seconds { figures["entries"] = Double(ScaleTree.lstatWalk(root)) } }
+        figures["lstatWalkSeconds"] = Measure.median(walk)
+        let indexed = figures["files"] ?? 0
         figures["indexBytesPerFile"] = SuiteBench.size(ofFilesAt: docent.indexPath, suffixes: ["", "-wal", "-shm"]) * 1_048_576 / max(indexed, 1)
-        log("\(size): cold index, median of \(colds.count): \(fmt(figures["coldSecondsPerThousand"]!)) s per 1,000")
 
         let reindex = try (0..<3).map { _ in
             let result = try Spawn.run([docent.binary, "index", root], environment: docent.environment)
@@ -328,6 +359,7 @@ struct ScaleBench: ParsableCommand, BenchOutput {
         let rows: [(key: String, label: String)] = [
             ("files", "files indexed"), ("entries", "entries in the tree (files and directories)"),
             ("coldSecondsPerThousand", "cold index, s per 1,000 files (median of \(coldRuns))"),
+            ("coldRatio", "cold index per file against the first size's runs just before and after (median of \(coldRuns))"),
             ("coldPeakTreePSSMB", "cold index, peak PSS of all processes (MB, median of \(coldRuns))"),
             ("indexBytesPerFile", "index bytes per file"), ("reindexSeconds", "no-change re-index (s)"), ("lstatWalkSeconds", "lstat walk of the tree (s)"),
         ] + (BenchQuery.all + BenchQuery.suggesting).map { ("search." + $0.label, "search, \($0.label): `\($0.shown)` (ms)") } + [
@@ -351,7 +383,8 @@ struct ScaleBench: ParsableCommand, BenchOutput {
         if let first = columns.first, let last = columns.last, columns.count > 1 {
             lines.append("")
             if only == nil { lines.append("Ratios, \(last.size.formatted()) against \(first.size.formatted()) files: per-file cold index "
-                + fmt(last.figures["coldSecondsPerThousand"]! / first.figures["coldSecondsPerThousand"]!) + "× (goal ≤ 1.15); "
+                + fmt(last.figures["coldRatio"] ?? 0) + "× (goal ≤ 1.15; the median over the rounds of each run against the "
+                + "\(first.size.formatted())-file runs just before and after it); "
                 + "re-index / lstat walk at \(last.size.formatted()): " + fmt(last.figures["reindexSeconds"]! / last.figures["lstatWalkSeconds"]!) + "× (goal ≤ 3).") }
             let searchRatios = (BenchQuery.all + BenchQuery.suggesting).compactMap { q -> String? in
                 guard let t = last.figures["search." + q.label], let b = baseline[q.label] else { return nil }

@@ -34,8 +34,8 @@ final class IndexRun {
         self.indexer = indexer
         offline = indexer.offline.withLock { $0 }
         exclusions = offline.isEmpty ? indexer.exclusions : indexer.exclusions.adding(paths: offline)
-        shared = RunState(progress: progress, start: start)
         indexHadRows = ((try? indexer.index.count()) ?? 0) > 0
+        shared = RunState(progress: progress, start: start, filling: !indexHadRows)
     }
 
     /// Whether the workers run (they start with the first file to read, so a run with

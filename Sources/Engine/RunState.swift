@@ -17,11 +17,20 @@ final class RunState: Sendable {
     /// A batch is written once it holds this many rows or this much text.
     static let batchRows = 256
     static let batchBytes = 4 << 20
+    /// While an empty index is filled, a batch is bounded by its text alone (at most this many
+    /// rows): each commit is one segment of FTS5's index, whose merging is deferred to the run's
+    /// end up to 1,000 segments (`SegmentMerging.deferred`). Small files in batches of 256 rows
+    /// reached that every ~220,000 files; each time, FTS5 merged them all at once (10–15 s with
+    /// the write lock held at a million files) and the final merge read those postings again.
+    static let fillingBatchRows = 8_192
+    /// The rows a batch holds at most in this run.
+    let rowsPerBatch: Int
 
-    init(progress: (@Sendable (IndexProgress) -> Void)?, start: ContinuousClock.Instant) {
+    init(progress: (@Sendable (IndexProgress) -> Void)?, start: ContinuousClock.Instant, filling: Bool = false) {
         self.progress = progress
         self.start = start
         lastReport = Locked(start)
+        rowsPerBatch = filling ? Self.fillingBatchRows : Self.batchRows
     }
 
     /// Files at least this large are read one at a time: two of them at once (two long
@@ -87,7 +96,7 @@ final class RunState: Sendable {
                 batch.stored += 1
                 if row.errorKind != nil { batch.errors += 1 }
             }
-            guard batch.rows.count >= Self.batchRows || batch.bytes >= Self.batchBytes else { return nil }
+            guard batch.rows.count >= rowsPerBatch || batch.bytes >= Self.batchBytes else { return nil }
             defer { batch.rows.removeAll(keepingCapacity: true); batch.bytes = 0 }
             return (batch.rows, batch.bytes)
         }

@@ -68,14 +68,18 @@ extension FileIndex: IndexStore {
         /// None while an empty index is filled: every batch's segment waits for the one
         /// `optimize` at the run's end (`upkeepAfterLargeRun`), which reads each posting once
         /// instead of at every level it would climb (a cold index of the benchmark corpus:
-        /// 21.1 → 18.7–19.3 s). Up to 1,000 segments wait; FTS5 allows 2,000.
+        /// 21.1 → 18.7–19.3 s). Up to 1,000 segments wait; FTS5 allows 2,000. So that a
+        /// commit makes one segment, not one per megabyte of postings, FTS5 holds up to 16 MB
+        /// of them in memory before writing a segment (`hashsize`; a fill's batches are
+        /// bounded by 4 MB of text, `RunState.fillingBatchRows`).
         case deferred
     }
 
     static func setSegmentMerging(_ merging: SegmentMerging, _ db: Database) throws {
-        let (automerge, crisismerge) = merging == .automatic ? (8, 64) : (0, 1000)
+        let (automerge, crisismerge, hashsize) = merging == .automatic ? (8, 64, 1 << 20) : (0, 1000, 16 << 20)
         try db.execute(sql: "INSERT INTO files_fts (files_fts, rank) VALUES ('automerge', ?)", arguments: [automerge])
         try db.execute(sql: "INSERT INTO files_fts (files_fts, rank) VALUES ('crisismerge', ?)", arguments: [crisismerge])
+        try db.execute(sql: "INSERT INTO files_fts (files_fts, rank) VALUES ('hashsize', ?)", arguments: [hashsize])
     }
 
     /// A fill that was killed leaves FTS5's merging deferred (FTS5 keeps the setting in the
