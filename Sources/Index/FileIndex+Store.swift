@@ -40,6 +40,7 @@ extension FileIndex: IndexStore {
         try writeOutsideTransaction { db in
             try db.execute(sql: filling ? "PRAGMA synchronous = OFF" : "PRAGMA synchronous = NORMAL")
             try Self.setSegmentMerging(filling ? .deferred : .automatic, db)
+            try Self.setFillIndexes(present: !filling, db)
             guard !filling else { return }
             // The log and what the fill's checkpoints wrote to the database unsynced: on the
             // disk now, through the directory (`FileSystemSync`). No checkpoint of its own:
@@ -85,9 +86,35 @@ extension FileIndex: IndexStore {
     /// A fill that was killed leaves FTS5's merging deferred (FTS5 keeps the setting in the
     /// index): the writer that opens it next sets it back (`IndexSession`).
     package func restoreSegmentMerging() throws(IndexError) {
-        let automerge = try read { try Int.fetchOne($0, sql: "SELECT v FROM files_fts_config WHERE k = 'automerge'") }
-        guard automerge == 0 else { return }
-        try write { try Self.setSegmentMerging(.automatic, $0) }
+        let (automerge, indexes) = try read { db in
+            (try Int.fetchOne(db, sql: "SELECT v FROM files_fts_config WHERE k = 'automerge'"),
+             try Int.fetchOne(db, sql: "SELECT count(*) FROM sqlite_schema WHERE type = 'index' AND name IN ('files_identity', 'files_folded_name')") ?? 0)
+        }
+        guard automerge == 0 || indexes < Self.fillIndexes.count else { return }
+        try write { db in
+            try Self.setSegmentMerging(.automatic, db)
+            try Self.setFillIndexes(present: true, db)
+        }
+    }
+
+    /// The indexes on `files` whose keys a crawl meets in no order (the lower-cased name; the
+    /// device and inode, which follow the order the files were made in), so each row inserted
+    /// rewrites a page of its own: at a million files ~1,200 of them a batch, each read back
+    /// through the kernel, copied to the log and checkpointed, where at 100,000 files a batch
+    /// dirtied most of these indexes' few hundred pages anyway. A fill of an empty index looks
+    /// nothing up by them (renames are looked for only when the index had rows, and a `name:`
+    /// search meanwhile reads the table), so it drops them and makes them at the end, from a sort.
+    static let fillIndexes = [
+        "CREATE INDEX IF NOT EXISTS files_identity ON files(device, inode)",
+        "CREATE INDEX IF NOT EXISTS files_folded_name ON files(lower(name), modified)",
+    ]
+
+    static func setFillIndexes(present: Bool, _ db: Database) throws {
+        if present {
+            for sql in fillIndexes { try db.execute(sql: sql) }
+        } else {
+            try db.execute(sql: "DROP INDEX IF EXISTS files_identity; DROP INDEX IF EXISTS files_folded_name")
+        }
     }
 
     /// The damage flag's text while an empty index is filled.

@@ -24,15 +24,24 @@ struct FillingEmptyIndexTests {
         }
     }
 
+    /// The indexes a fill drops and makes again at its end, as the schema holds them now.
+    static func fillIndexes(_ index: FileIndex) throws -> [String] {
+        try index.pool.read { db in
+            try String.fetchAll(db, sql: "SELECT name FROM sqlite_schema WHERE name IN ('files_identity', 'files_folded_name') ORDER BY name")
+        }
+    }
+
     @Test("The switch sets the writer to OFF and back to NORMAL, the damage flag raised meanwhile")
     func toggle() throws {
         let dir = try TemporaryDirectory()
         let index = try FileIndex(path: dir.path + "/index.sqlite")
         #expect(try Self.synchronous(index) == 1)
         #expect(try Self.merging(index) == [8, 64, 1 << 20])  // migration v12
+        #expect(try Self.fillIndexes(index) == ["files_folded_name", "files_identity"])
         try index.fillingEmptyIndex(true)
         #expect(try Self.synchronous(index) == 0)
         #expect(try Self.merging(index) == [0, 1000, 16 << 20])
+        #expect(try Self.fillIndexes(index).isEmpty)
         // Until the fill is durable, the next writer is told to check the whole index.
         #expect(FileManager.default.fileExists(atPath: index.damageFlagPath))
         try index.upsert([IndexedFile(path: Array("/r/a.txt".utf8), device: 1, inode: 1, size: 5, modified: 1, changed: 1,
@@ -40,6 +49,9 @@ struct FillingEmptyIndexTests {
         try index.fillingEmptyIndex(false)
         #expect(try Self.synchronous(index) == 1)
         #expect(try Self.merging(index) == [8, 64, 1 << 20])
+        #expect(try Self.fillIndexes(index) == ["files_folded_name", "files_identity"])
+        // Made from the rows the fill wrote: a name search and a rename's lookup use them.
+        #expect(try index.rows(device: 1, inode: 1).map(\.path) == [Array("/r/a.txt".utf8)])
         #expect(!FileManager.default.fileExists(atPath: index.damageFlagPath))
 
         // A reader's word of damage that came during the fill is not the fill's to take back.
@@ -97,6 +109,7 @@ struct FillingEmptyIndexTests {
         let session = try IndexSession(path: path, privateDirectory: false, report: { _ in })
         let index = try #require(session.index as? FileIndex)
         #expect(try Self.merging(index) == [8, 64, 1 << 20])
+        #expect(try Self.fillIndexes(index) == ["files_folded_name", "files_identity"])
         #expect(try index.search(SearchRequest(match: .term("kettle"), limit: 5)).count == 1)
         session.finish()
     }
