@@ -84,13 +84,16 @@ extension FileIndex: IndexStore {
     }
 
     /// A fill that was killed leaves FTS5's merging deferred (FTS5 keeps the setting in the
-    /// index): the writer that opens it next sets it back (`IndexSession`).
+    /// index) and the indexes it makes at its end missing: the writer that opens it next sets
+    /// both back (`IndexSession`).
     package func restoreSegmentMerging() throws(IndexError) {
+        let names = Self.fillIndexes.map(\.name)
         let (automerge, indexes) = try read { db in
             (try Int.fetchOne(db, sql: "SELECT v FROM files_fts_config WHERE k = 'automerge'"),
-             try Int.fetchOne(db, sql: "SELECT count(*) FROM sqlite_schema WHERE type = 'index' AND name IN ('files_identity', 'files_folded_name')") ?? 0)
+             try Int.fetchOne(db, sql: "SELECT count(*) FROM sqlite_schema WHERE type = 'index' AND name IN (\(names.map { _ in "?" }.joined(separator: ", ")))",
+                              arguments: StatementArguments(names)) ?? 0)
         }
-        guard automerge == 0 || indexes < Self.fillIndexes.count else { return }
+        guard automerge == 0 || indexes < names.count else { return }
         try write { db in
             try Self.setSegmentMerging(.automatic, db)
             try Self.setFillIndexes(present: true, db)
@@ -104,16 +107,14 @@ extension FileIndex: IndexStore {
     /// dirtied most of these indexes' few hundred pages anyway. A fill of an empty index looks
     /// nothing up by them (renames are looked for only when the index had rows, and a `name:`
     /// search meanwhile reads the table), so it drops them and makes them at the end, from a sort.
-    static let fillIndexes = [
-        "CREATE INDEX IF NOT EXISTS files_identity ON files(device, inode)",
-        "CREATE INDEX IF NOT EXISTS files_folded_name ON files(lower(name), modified)",
+    static let fillIndexes: [(name: String, key: String)] = [
+        ("files_identity", "device, inode"),
+        ("files_folded_name", "lower(name), modified"),
     ]
 
     static func setFillIndexes(present: Bool, _ db: Database) throws {
-        if present {
-            for sql in fillIndexes { try db.execute(sql: sql) }
-        } else {
-            try db.execute(sql: "DROP INDEX IF EXISTS files_identity; DROP INDEX IF EXISTS files_folded_name")
+        for (name, key) in fillIndexes {
+            try db.execute(sql: present ? "CREATE INDEX IF NOT EXISTS \(name) ON files(\(key))" : "DROP INDEX IF EXISTS \(name)")
         }
     }
 
