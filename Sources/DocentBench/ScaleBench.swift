@@ -111,13 +111,16 @@ struct ScaleBench: ParsableCommand, BenchOutput {
         return root
     }
 
+    /// One cold index: its wall time, the peak PSS of its processes, the files it indexed.
+    struct ColdRun { var seconds, peak, files: Double; var secondsPerThousand: Double { seconds / max(files, 1) * 1000 } }
+
     /// `coldRuns` cold indexes of each size, the sizes taking turns, and one more of the
-    /// smallest at the end, so that each run of a larger size has a run of the smallest just
+    /// first at the end, so that each run of another size has a run of the first just
     /// before and just after it: its per-file cost is compared with theirs (`coldRatio`, the
     /// median over the rounds). Each index is made anew; the last of each size stays for what
     /// follows. Every tree is read first, so that each cold index finds it in the page cache.
     func coldIndexes(_ sizes: [Int]) throws -> [Int: [String: Double]] {
-        var runs: [Int: [(seconds: Double, peak: Double, files: Double)]] = [:]
+        var runs: [Int: [ColdRun]] = [:]
         for size in sizes {
             let root = try tree(size)
             let warmed = Measure.seconds { _ = ScaleTree.readEveryFile(root) }
@@ -131,26 +134,25 @@ struct ScaleBench: ParsableCommand, BenchOutput {
             let cold = try Spawn.run([docent.binary, "index", work + "/tree-\(size)", "--json"], environment: docent.environment, stdoutPath: out, sampleMemory: true)
             guard cold.status == 0 else { throw BenchError("docent index exited with \(cold.status)") }
             let summary = (try? JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: out)))) as? [String: Any]
-            runs[size, default: []].append((cold.seconds, cold.peakTreePSSMB ?? 0, Double(summary?["files"] as? Int ?? 0)))
+            runs[size, default: []].append(ColdRun(seconds: cold.seconds, peak: cold.peakTreePSSMB ?? 0, files: Double(summary?["files"] as? Int ?? 0)))
             log("\(size): cold index \(fmt(cold.seconds)) s, tree PSS \(fmt(cold.peakTreePSSMB ?? 0)) MB")
         }
         let rounds = max(coldRuns, 1)
         for _ in 0..<rounds {
             for size in sizes { try cold(size) }
         }
-        guard let smallest = sizes.first else { return [:] }
-        if sizes.count > 1 { try cold(smallest) }
-        func perFile(_ run: (seconds: Double, peak: Double, files: Double)) -> Double { run.seconds / max(run.files, 1) * 1000 }
+        guard let first = sizes.first else { return [:] }
+        if sizes.count > 1 { try cold(first) }
         var figures: [Int: [String: Double]] = [:]
         for (size, list) in runs {
-            // The smallest's extra run stays out of its median, so every size has `rounds` runs.
+            // The first size's extra run stays out of its median, so every size has `rounds` runs.
             let kept = Array(list.prefix(rounds))
-            figures[size] = ["files": kept.last!.files, "coldSecondsPerThousand": Measure.median(kept.map(perFile)),
+            figures[size] = ["files": kept.last!.files, "coldSecondsPerThousand": Measure.median(kept.map(\.secondsPerThousand)),
                              "coldPeakTreePSSMB": Measure.median(kept.map(\.peak))]
-            if size != smallest, let base = runs[smallest], base.count == rounds + 1 {
-                let ratios = (0..<rounds).map { i in perFile(list[i]) / ((perFile(base[i]) + perFile(base[i + 1])) / 2) }
+            if size != first, let base = runs[first], base.count == rounds + 1 {
+                let ratios = (0..<rounds).map { i in list[i].secondsPerThousand / ((base[i].secondsPerThousand + base[i + 1].secondsPerThousand) / 2) }
                 figures[size]!["coldRatio"] = Measure.median(ratios)
-                log("\(size): per-file cold index against \(smallest) files around it: " + ratios.map { fmt($0) + "×" }.joined(separator: ", "))
+                log("\(size): per-file cold index against \(first) files around it: " + ratios.map { fmt($0) + "×" }.joined(separator: ", "))
             }
         }
         return figures
