@@ -215,6 +215,17 @@ extension PostgresIndex {
             // The ranked tier of a query of any of some words needs no test of `fts` (its GIN
             // scan of a prefix's many words was half of `licen*`'s time).
             let conditions = conditions + (ranking && anyWord != nil && rankImpliesMatch ? [] : matching.map { [$0] } ?? []) + extra
+            // Names alone: the rows kept are chosen first by their ids, which the index on
+            // the folded name holds with the name and the date (migration v7), and only
+            // theirs are read; choosing them from whole rows read every name the glob matched.
+            if query == nil, !request.nameGlobs.isEmpty, request.order == .relevance || request.order == .modified {
+                return """
+                    SELECT f.id, f.host, f.path, f.content_type, f.title, f.modified, 0.0 AS score
+                    FROM docent_files f
+                    WHERE f.id IN (SELECT f.id FROM docent_files f WHERE \(conditions.joined(separator: " AND ")) \(order) LIMIT \(limit))
+                    \(order) LIMIT \(limit)
+                    """
+            }
             let inner = """
                 SELECT f.id, f.host, f.path, f.content_type, f.title, f.modified, \(score) AS score\(exact != nil ? ", f.fts" : "")
                 FROM docent_files f

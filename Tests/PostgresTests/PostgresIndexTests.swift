@@ -107,6 +107,59 @@ struct PostgresStoreTests {
         #expect(bySize == bySize.sorted(by: >))
     }
 
+    @Test("Names alone: the newest files a glob matches, chosen from the folded name's index without reading the others' rows")
+    func namesAlone() async throws {
+        let index = try store()
+        // Names that match `readme*` folded and not, other types, every file a different age.
+        let names = ["README", "readme.md", "ReadMe.txt", "README-old", "notes.txt", "xREADME", "read.me", "Readme"]
+        try index.upsert((0..<96).map { i in
+            var row = file("/n/\(i / 8)/\(names[i % 8])", text: "words \(i)")
+            (row.inode, row.modified) = (Int64(i + 1), Int64(1_000 + (i * 37) % 96))
+            if i % 3 == 0 { row.contentType = "net.daringfireball.markdown" }
+            return row
+        })
+        func expected(_ filter: String, order: String, limit: Int, offset: Int = 0) throws -> [String] {
+            try server.psql("""
+                SELECT convert_from(path, 'UTF8') FROM docent_files WHERE lower(name) LIKE 'readme%' \(filter)
+                ORDER BY \(order) LIMIT \(limit) OFFSET \(offset)
+                """).split(separator: "\n").map(String.init)
+        }
+        for limit in [1, 5, 50] {
+            for (order, sql) in [(SearchOrder.relevance, "modified DESC"), (.modified, "modified DESC, id DESC"), (.name, "lower(name), path")] {
+                var request = SearchRequest(match: nil, limit: limit)
+                (request.nameGlobs, request.order) = (["readme*"], order)
+                #expect(try index.search(request).map(\.displayPath) == expected("", order: sql, limit: limit), "\(order), limit \(limit)")
+                request.contentTypes = ["net.daringfireball.markdown"]
+                #expect(try index.search(request).map(\.displayPath) == expected("AND content_type = 'net.daringfireball.markdown'", order: sql, limit: limit))
+            }
+        }
+        var page = SearchRequest(match: nil, limit: 5)
+        (page.nameGlobs, page.offset) = (["readme*"], 10)
+        #expect(try index.search(page).map(\.displayPath) == expected("", order: "modified DESC", limit: 5, offset: 10))
+        // The newest are chosen in the index alone (once the table is vacuumed, as autovacuum
+        // does): a search reads the rows of the five it keeps, not of the 60 names that match.
+        // A backend's counters reach the server's statistics before it leaves pg_stat_activity.
+        try index.close()
+        _ = try server.psql("VACUUM docent_files")
+        func othersGone() async throws {
+            let deadline = ContinuousClock.now + .seconds(20)
+            while try server.psql("SELECT count(*) FROM pg_stat_activity WHERE backend_type = 'client backend' AND pid <> pg_backend_pid()") != "0" {
+                guard ContinuousClock.now < deadline else { throw PostgresServerError("a client backend stayed") }
+                try await Task.sleep(for: .milliseconds(20))
+            }
+        }
+        try await othersGone()
+        _ = try server.psql("SELECT pg_stat_reset()")
+        let searching = try store()
+        var five = SearchRequest(match: nil, limit: 5)
+        five.nameGlobs = ["readme*"]
+        #expect(try searching.search(five).count == 5)
+        try searching.close()
+        try await othersGone()
+        let fetched = try #require(Int(try server.psql("SELECT idx_tup_fetch + seq_tup_read FROM pg_stat_user_tables WHERE relname = 'docent_files'")))
+        #expect(fetched <= 10, "rows read: \(fetched)")
+    }
+
     @Test("The vectors Docent sends are the server's own form: sorted, unique, weighed by field, the index's tokens at their positions")
     func vectorsMadeByDocent() throws {
         let index = try store()
