@@ -30,7 +30,7 @@ extension FileIndex {
         guard request.match != nil else { return (nil, []) }
         // Extensions with a dot in them (`tar.gz`) are not one last extension: left to LIKE.
         let extensions = request.extensions.map { $0.lowercased() }
-        var byExtension = !extensions.isEmpty && !extensions.contains { $0.contains(".") || $0.isEmpty }
+        var byExtension = !extensions.isEmpty && extensions.allSatisfy(Self.isLastExtension)
         let types = request.contentTypes.flatMap { $0.isEmpty ? nil : $0 }
         guard types != nil || byExtension else { return (nil, []) }
         return try read { db in

@@ -157,6 +157,14 @@ extension FileIndex {
     /// The names a glob can match lie in `lower ..< upper` (as SQLite compares text, by
     /// bytes): its characters before the first wildcard, and that start with its last byte
     /// raised by one. Nil when the glob starts with a wildcard (or the start cannot be raised).
+    /// `extensionExpression` over `files` (a search joins tables with a `name` of their own);
+    /// SQLite resolves the column before it compares the expression with the index's.
+    static let filesExtension = extensionExpression.replacingOccurrences(of: "name", with: "files.name")
+
+    /// Whether `folded` can be a name's last extension, as `extensionExpression` gives it:
+    /// not empty, no dot.
+    static func isLastExtension(_ folded: String) -> Bool { !folded.isEmpty && !folded.contains(".") }
+
     static func literalRange(ofGlob glob: String) -> (String, String)? {
         var start = Array(glob.utf8.prefix { $0 != UInt8(ascii: "*") && $0 != UInt8(ascii: "?") && $0 != UInt8(ascii: "[") })
         let lower = String(decoding: start, as: UTF8.self)
@@ -225,7 +233,7 @@ extension FileIndex {
 
     /// The SQL conditions of a request and their arguments; nil when nothing can match. The
     /// filters in `among` are tested by `docent_among` (see `rowsOfFewFiles`).
-    private func conditions(_ request: SearchRequest, among: AmongFilters = []) -> ([String], [any DatabaseValueConvertible])? {
+    func conditions(_ request: SearchRequest, among: AmongFilters = []) -> ([String], [any DatabaseValueConvertible])? {
         // One machine's index holds this host's files alone.
         if !request.hosts.isEmpty, !request.hosts.contains(where: { $0.lowercased() == host.lowercased() }) { return nil }
         var conditions: [String] = []
@@ -251,8 +259,15 @@ extension FileIndex {
             arguments.append(contentsOf: request.excludedContentTypes.sorted() as [any DatabaseValueConvertible])
         }
         if !request.extensions.isEmpty, !among.contains(.extensions) {
-            conditions.append("(" + request.extensions.map { _ in "lower(files.name) LIKE ? ESCAPE '\\'" }.joined(separator: " OR ") + ")")
-            arguments.append(contentsOf: request.extensions.map { "%." + Self.likeEscaped($0.lowercased()) } as [any DatabaseValueConvertible])
+            let extensions = request.extensions.map { $0.lowercased() }
+            if extensions.allSatisfy(Self.isLastExtension) {
+                // The index on the extension answers them (LIKE read every name: `ext:md` alone).
+                conditions.append("\(Self.filesExtension) IN (" + Array(repeating: "?", count: extensions.count).joined(separator: ", ") + ")")
+                arguments.append(contentsOf: extensions as [any DatabaseValueConvertible])
+            } else {
+                conditions.append("(" + extensions.map { _ in "lower(files.name) LIKE ? ESCAPE '\\'" }.joined(separator: " OR ") + ")")
+                arguments.append(contentsOf: extensions.map { "%." + Self.likeEscaped($0) } as [any DatabaseValueConvertible])
+            }
         }
         for ext in request.excludedExtensions {
             conditions.append("lower(files.name) NOT LIKE ? ESCAPE '\\'")
@@ -262,10 +277,16 @@ extension FileIndex {
             let folded = glob.lowercased()
             conditions.append("lower(files.name) GLOB ?")
             arguments.append(folded)
-            // The glob's literal start as a range too, which the index on lower(name) answers.
+            // The glob's literal start as a range too, which the index on lower(name) answers;
+            // `*.md`'s extension, which the index on the extension answers (the glob alone
+            // read every name: 1.3 s at a million files).
             if let (lower, upper) = Self.literalRange(ofGlob: folded) {
                 conditions.append("lower(files.name) >= ? AND lower(files.name) < ?")
                 arguments.append(contentsOf: [lower, upper] as [any DatabaseValueConvertible])
+            } else if folded.hasPrefix("*."), case let last = String(folded.dropFirst(2)), Self.isLastExtension(last),
+                      !last.contains(where: { "*?[]".contains($0) }) {
+                conditions.append("\(Self.filesExtension) = ?")
+                arguments.append(last)
             }
         }
         if !request.directories.isEmpty {

@@ -206,6 +206,39 @@ struct FileIndexTests {
         #expect(plan.joined().contains("files_folded_name"), "\(plan)")
     }
 
+    @Test("`*.md` and `ext:md` through the index on the extension: the same files as testing every name")
+    func lastExtension() throws {
+        let names = ["a.md", "B.MD", ".md", "c.b.md", "md", "d.md.", "e.mdx", "f.tar.gz", "g.gz", "h%.md", "i_md", "j.m_", "k.m%"]
+        try index.upsert(names.enumerated().map { i, name in file("/e/" + name, "words", inode: Int64(100 + i)) })
+        func found(globs: [String] = [], extensions: [String] = []) throws -> [String] {
+            var request = SearchRequest(match: nil, limit: 50)
+            (request.nameGlobs, request.extensions, request.directories) = (globs, extensions, [Array("/e".utf8)])
+            return try index.search(request).map(\.displayPath).sorted()
+        }
+        // What testing every name says: the folded name ends with a dot and the extension.
+        func ending(_ ends: [String]) -> [String] {
+            names.filter { name in ends.contains { name.lowercased().hasSuffix("." + $0) } }.map { "/e/" + $0 }.sorted()
+        }
+        for ext in ["md", "MD", "gz", "tar.gz", "m_", "m%", "mdx"] {
+            #expect(try found(extensions: [ext]) == ending([ext.lowercased()]), "ext:\(ext)")
+            #expect(try found(globs: ["*." + ext]) == ending([ext.lowercased()]), "name:*.\(ext)")
+        }
+        #expect(try found(extensions: ["md", "gz"]) == ending(["md", "gz"]))
+        #expect(try found(globs: ["*.m?"]) == ending(["md", "m_", "m%"]), "a wildcard after the dot: the glob alone")
+        #expect(try found(globs: ["*.md", "?.md"]) == ["/e/B.MD", "/e/a.md"], "both globs hold")
+        // Answered from the index, not by reading every name: the search's own conditions.
+        for (globs, extensions) in [(["*.md"], [String]()), ([], ["md"]), ([], ["md", "gz"])] {
+            var request = SearchRequest(match: nil, limit: 50)
+            (request.nameGlobs, request.extensions) = (globs, extensions)
+            let (conditions, arguments) = try #require(index.conditions(request))
+            let plan = try DatabaseQueue(path: index.path).read { db in
+                try Row.fetchAll(db, sql: "EXPLAIN QUERY PLAN SELECT files.id FROM files WHERE " + conditions.joined(separator: " AND "),
+                                 arguments: StatementArguments(arguments.map { $0.databaseValue })).map { $0["detail"] as String }
+            }
+            #expect(plan.joined().contains("files_extension"), "\(globs) \(extensions): \(plan)")
+        }
+    }
+
     @Test("A stored text's prefix is decompressed only so far, cut at whole characters")
     func storedTextPrefix() throws {
         let long = String(repeating: "é日x", count: 100_000)  // 6 bytes a round, compressed

@@ -136,11 +136,17 @@ struct PostgresStoreTests {
         var page = SearchRequest(match: nil, limit: 5)
         (page.nameGlobs, page.offset) = (["readme*"], 10)
         #expect(try index.search(page).map(\.displayPath) == expected("", order: "modified DESC", limit: 5, offset: 10))
-        // The newest are chosen in the index alone (once the table is vacuumed, as autovacuum
-        // does): a search reads the rows of the five it keeps, not of the 60 names that match.
-        // A backend's counters reach the server's statistics before it leaves pg_stat_activity.
+        // The newest are chosen in the index alone (once the table is vacuumed and analyzed, as
+        // autovacuum does): a search reads the rows of the five it keeps, not of the 60 names
+        // that match — among 3,000 other files, where the planner reads no table of 96 rows
+        // whole. A backend's counters reach the statistics before it leaves pg_stat_activity.
+        try index.upsert((0..<3_000).map { i in
+            var row = file("/o/\(i)/notes-\(i).txt", text: "other \(i)")
+            (row.inode, row.modified) = (Int64(10_000 + i), Int64(500 + i))
+            return row
+        })
         try index.close()
-        _ = try server.psql("VACUUM docent_files")
+        _ = try server.psql("VACUUM ANALYZE docent_files")
         func othersGone() async throws {
             let deadline = ContinuousClock.now + .seconds(20)
             while try server.psql("SELECT count(*) FROM pg_stat_activity WHERE backend_type = 'client backend' AND pid <> pg_backend_pid()") != "0" {
