@@ -21,6 +21,27 @@ extension FileIndex {
     /// character but dots from the end, so what is left ends at the last dot.
     static let extensionExpression = "CASE WHEN instr(name, '.') > 0 THEN lower(substr(name, length(rtrim(name, replace(name, '.', ''))) + 1)) END"
 
+    /// `extensionExpression` over `files` (a search joins tables with a `name` of their own);
+    /// SQLite resolves the column before it compares the expression with the index's.
+    static let filesExtension = extensionExpression.replacingOccurrences(of: "name", with: "files.name")
+
+    /// Whether `folded` can be a name's last extension, as `extensionExpression` gives it:
+    /// not empty, no dot.
+    static func isLastExtension(_ folded: String) -> Bool { !folded.isEmpty && !folded.contains(".") }
+
+    /// The names a glob can match lie in `lower ..< upper` (as SQLite compares text, by
+    /// bytes): its characters before the first wildcard, and that start with its last byte
+    /// raised by one. Nil when the glob starts with a wildcard (or the start cannot be raised).
+    static func literalRange(ofGlob glob: String) -> (String, String)? {
+        var start = Array(glob.utf8.prefix { $0 != UInt8(ascii: "*") && $0 != UInt8(ascii: "?") && $0 != UInt8(ascii: "[") })
+        let lower = String(decoding: start, as: UTF8.self)
+        // Drop a trailing partial character and 0xFF bytes, which cannot be raised.
+        while let last = start.last, last >= 0x80 || last == 0x7F { start.removeLast() }
+        guard let last = start.popLast() else { return nil }
+        start.append(last + 1)
+        return (lower, String(decoding: start, as: UTF8.self))
+    }
+
     /// The rows of the request's content types and of its extensions, when it has words to
     /// match and such a filter holds few files (at most `fewFiles`, from the indexes on
     /// `contentType` and on the extension): each match is then tested against them in memory

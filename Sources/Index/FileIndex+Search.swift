@@ -154,27 +154,6 @@ extension FileIndex {
             .replacingOccurrences(of: "_", with: "\\_")
     }
 
-    /// The names a glob can match lie in `lower ..< upper` (as SQLite compares text, by
-    /// bytes): its characters before the first wildcard, and that start with its last byte
-    /// raised by one. Nil when the glob starts with a wildcard (or the start cannot be raised).
-    /// `extensionExpression` over `files` (a search joins tables with a `name` of their own);
-    /// SQLite resolves the column before it compares the expression with the index's.
-    static let filesExtension = extensionExpression.replacingOccurrences(of: "name", with: "files.name")
-
-    /// Whether `folded` can be a name's last extension, as `extensionExpression` gives it:
-    /// not empty, no dot.
-    static func isLastExtension(_ folded: String) -> Bool { !folded.isEmpty && !folded.contains(".") }
-
-    static func literalRange(ofGlob glob: String) -> (String, String)? {
-        var start = Array(glob.utf8.prefix { $0 != UInt8(ascii: "*") && $0 != UInt8(ascii: "?") && $0 != UInt8(ascii: "[") })
-        let lower = String(decoding: start, as: UTF8.self)
-        // Drop a trailing partial character and 0xFF bytes, which cannot be raised.
-        while let last = start.last, last >= 0x80 || last == 0x7F { start.removeLast() }
-        guard let last = start.popLast() else { return nil }
-        start.append(last + 1)
-        return (lower, String(decoding: start, as: UTF8.self))
-    }
-
     /// How many files match `request` (its limit and offset aside).
     public func count(_ request: SearchRequest) throws(IndexError) -> Int {
         var request = request
@@ -260,8 +239,9 @@ extension FileIndex {
         }
         if !request.extensions.isEmpty, !among.contains(.extensions) {
             let extensions = request.extensions.map { $0.lowercased() }
-            if extensions.allSatisfy(Self.isLastExtension) {
-                // The index on the extension answers them (LIKE read every name: `ext:md` alone).
+            if request.match == nil, extensions.allSatisfy(Self.isLastExtension) {
+                // Without words, the index on the extension answers them (LIKE read every name:
+                // `ext:md` alone); with words, the matches are tested (or `docent_among`'s).
                 conditions.append("\(Self.filesExtension) IN (" + Array(repeating: "?", count: extensions.count).joined(separator: ", ") + ")")
                 arguments.append(contentsOf: extensions as [any DatabaseValueConvertible])
             } else {
@@ -278,12 +258,12 @@ extension FileIndex {
             conditions.append("lower(files.name) GLOB ?")
             arguments.append(folded)
             // The glob's literal start as a range too, which the index on lower(name) answers;
-            // `*.md`'s extension, which the index on the extension answers (the glob alone
-            // read every name: 1.3 s at a million files).
+            // without words, `*.md`'s extension, which the index on the extension answers (the
+            // glob alone read every name: 1.3 s at a million files).
             if let (lower, upper) = Self.literalRange(ofGlob: folded) {
                 conditions.append("lower(files.name) >= ? AND lower(files.name) < ?")
                 arguments.append(contentsOf: [lower, upper] as [any DatabaseValueConvertible])
-            } else if folded.hasPrefix("*."), case let last = String(folded.dropFirst(2)), Self.isLastExtension(last),
+            } else if request.match == nil, folded.hasPrefix("*."), case let last = String(folded.dropFirst(2)), Self.isLastExtension(last),
                       !last.contains(where: { "*?[]".contains($0) }) {
                 conditions.append("\(Self.filesExtension) = ?")
                 arguments.append(last)

@@ -226,6 +226,10 @@ struct FileIndexTests {
         #expect(try found(extensions: ["md", "gz"]) == ending(["md", "gz"]))
         #expect(try found(globs: ["*.m?"]) == ending(["md", "m_", "m%"]), "a wildcard after the dot: the glob alone")
         #expect(try found(globs: ["*.md", "?.md"]) == ["/e/B.MD", "/e/a.md"], "both globs hold")
+        // With words, the matches are tested as before: the same files.
+        var worded = SearchRequest(match: .term("words"), limit: 50)
+        (worded.nameGlobs, worded.extensions) = (["*.md"], ["md"])
+        #expect(try index.search(worded).map(\.displayPath).sorted() == ending(["md"]))
         // Answered from the index, not by reading every name: the search's own conditions.
         for (globs, extensions) in [(["*.md"], [String]()), ([], ["md"]), ([], ["md", "gz"])] {
             var request = SearchRequest(match: nil, limit: 50)
