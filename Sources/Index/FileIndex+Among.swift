@@ -29,6 +29,13 @@ extension FileIndex {
     /// not empty, no dot.
     static func isLastExtension(_ folded: String) -> Bool { !folded.isEmpty && !folded.contains(".") }
 
+    /// The one last extension every name a glob matches has (`*.md` → md); nil for any other glob.
+    static func lastExtension(ofGlob glob: String) -> String? {
+        guard glob.hasPrefix("*.") else { return nil }
+        let last = String(glob.dropFirst(2))
+        return isLastExtension(last) && !last.contains(where: { "*?[]".contains($0) }) ? last : nil
+    }
+
     /// The names a glob can match lie in `lower ..< upper` (as SQLite compares text, by
     /// bytes): its characters before the first wildcard, and that start with its last byte
     /// raised by one. Nil when the glob starts with a wildcard (or the start cannot be raised).

@@ -263,8 +263,7 @@ extension FileIndex {
             if let (lower, upper) = Self.literalRange(ofGlob: folded) {
                 conditions.append("lower(files.name) >= ? AND lower(files.name) < ?")
                 arguments.append(contentsOf: [lower, upper] as [any DatabaseValueConvertible])
-            } else if request.match == nil, folded.hasPrefix("*."), case let last = String(folded.dropFirst(2)), Self.isLastExtension(last),
-                      !last.contains(where: { "*?[]".contains($0) }) {
+            } else if request.match == nil, let last = Self.lastExtension(ofGlob: folded) {
                 conditions.append("\(Self.filesExtension) = ?")
                 arguments.append(last)
             }

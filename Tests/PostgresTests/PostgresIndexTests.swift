@@ -148,7 +148,7 @@ struct PostgresStoreTests {
         try index.close()
         _ = try server.psql("VACUUM ANALYZE docent_files")
         func othersGone() async throws {
-            let deadline = ContinuousClock.now + .seconds(20)
+            let deadline = ContinuousClock.now + .seconds(20 * deadlineFactor)
             while try server.psql("SELECT count(*) FROM pg_stat_activity WHERE backend_type = 'client backend' AND pid <> pg_backend_pid()") != "0" {
                 guard ContinuousClock.now < deadline else { throw PostgresServerError("a client backend stayed") }
                 try await Task.sleep(for: .milliseconds(20))
