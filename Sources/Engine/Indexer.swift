@@ -206,8 +206,12 @@ extension Indexer {
         while case let rows = try index.typedFiles(after: last, limit: 10_000), let end = rows.last {
             if classifier == nil { classifier = try Classifier(registry: types) }
             for row in rows {
-                let result = classifier!.classify(FilePath(bytes: row.path))
-                // A file that is gone or unreadable is left to the reconcile.
+                // A file that is gone or unreadable is left to the reconcile, and a gone one is
+                // not classified at all: its name alone cost ~1.5 ms in a debug build, and an
+                // old index's rows of files deleted since held a watcher's start for seconds.
+                let path = FilePath(bytes: row.path)
+                guard (try? FileStatus.lstat(path)) != nil else { continue }
+                let result = classifier!.classify(path)
                 if result.status != nil, result.error == nil, result.contentType.identifier != row.contentType { changed.append(row.path) }
             }
             last = end.path
