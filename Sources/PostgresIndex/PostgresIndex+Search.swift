@@ -127,7 +127,7 @@ extension PostgresIndex {
         var query: String?
         var exact: String?
         var matching: String?
-        var rankImpliesMatch = false
+        var scored: (query: String, impliesMatch: Bool)?
         var exactWords = false
         if let match = request.match {
             var positive = match
@@ -139,12 +139,13 @@ extension PostgresIndex {
             query = bind(.text(full))
             if full == relaxed {
                 matching = "f.fts @@ \(query!)::tsquery"
-                // A row whose `rank_fts` holds one of these words holds it in `fts` too.
-                rankImpliesMatch = TSQuery.isAnyWord(positive, words: words)
+                // What a row's `rank_fts` holds when it scores (`TSQuery.scored`).
+                scored = TSQuery.scored(positive, words: words)
                 exactWords = TSQuery.isAnyExactWord(positive, words: words)
             } else {
                 matching = "f.fts @@ \(bind(.text(relaxed)))::tsquery"
                 exact = query
+                scored = TSQuery.anyWord(positive, words: words).map { ($0, false) }
             }
         }
         if let types = request.contentTypes {
@@ -207,14 +208,16 @@ extension PostgresIndex {
         let ranked = query != nil && request.ranked && request.order == .relevance
         let limit = bind(.int(Int64(request.limit)))
         // Bound last: the second tier has the first's ids in its place.
-        let anyWord = ranked ? TSQuery.anyWord(request.match!, words: words).map { bind(.text($0)) } : nil
+        let scoring = ranked ? scored.map { bind(.text($0.query)) } : nil
         func statement(ranking: Bool, extra: [String] = []) -> String {
             let score = ranking ? "ts_rank('\(Self.rankWeights)', f.rank_fts, \(query!)::tsquery, 1)" : "0.0"
             let order = ranking || request.order == .relevance ? "ORDER BY \(ranking ? "score DESC, " : "")modified DESC"
                 : "ORDER BY " + request.order.sql(table: "f")
-            // The ranked tier of a query of any of some words needs no test of `fts` (its GIN
-            // scan of a prefix's many words was half of `licen*`'s time).
-            let conditions = conditions + (ranking && anyWord != nil && rankImpliesMatch ? [] : matching.map { [$0] } ?? []) + extra
+            // The ranked tier needs no test of `fts` when what scores implies the match (any of
+            // some words, two words joined by AND: `TSQuery.scored`). The GIN scan of a prefix's
+            // many words was half of `licen*`'s time; `memory allocation` read every row with
+            // either word in its first kilobyte (17,590 at 275,000 rows) to rank the 186 with both.
+            let conditions = conditions + (ranking && scoring != nil && scored?.impliesMatch == true ? [] : matching.map { [$0] } ?? []) + extra
             // Names alone: the rows kept are chosen first by their ids, which the index on
             // the folded name holds with the name and the date (migration v7), and only
             // theirs are read; choosing them from whole rows read every name the glob matched.
@@ -256,7 +259,7 @@ extension PostgresIndex {
                 }
             }
             var hits: [SearchHit]
-            if let anyWord {
+            if let scoring {
                 // A row scoring no more than `unscored` belongs to the second tier.
                 func rank(_ extra: [String]) throws(IndexError) -> [SearchHit] {
                     found(try connection.execute(statement(ranking: true, extra: extra), parameters)).filter { $0.score > Self.unscored }
@@ -266,16 +269,16 @@ extension PostgresIndex {
                 // come between (`namedFirstCut`), and those are ranked with them.
                 var settled: [SearchHit]?
                 if exactWords {
-                    let named = try rank([Self.named(anyWord)])
+                    let named = try rank([Self.named(scoring)])
                     if named.count == request.limit, let cut = Self.namedFirstCut(below: named[named.count - 1].score) {
-                        let short = try rank(["f.rank_fts @@ \(anyWord)::tsquery", "length(f.rank_fts) < \(cut)", "NOT (\(Self.named(anyWord)))"])
+                        let short = try rank(["f.rank_fts @@ \(scoring)::tsquery", "length(f.rank_fts) < \(cut)", "NOT (\(Self.named(scoring)))"])
                         settled = Array((named + short).sorted { ($0.score, $0.modified) > ($1.score, $1.modified) }.prefix(request.limit))
                     }
                 }
-                if let settled { hits = settled } else { hits = try rank(["f.rank_fts @@ \(anyWord)::tsquery"]) }
+                if let settled { hits = settled } else { hits = try rank(["f.rank_fts @@ \(scoring)::tsquery"]) }
                 if hits.count < request.limit {
                     let ranked = "{" + hits.map { String($0.id) }.joined(separator: ",") + "}"
-                    let unranked = "f.id != ALL(\(anyWord)::bigint[])"
+                    let unranked = "f.id != ALL(\(scoring)::bigint[])"
                     let rest = found(try connection.execute(statement(ranking: false, extra: [unranked]), parameters.dropLast() + [.text(ranked)]))
                     hits += rest.prefix(request.limit - hits.count)
                 }

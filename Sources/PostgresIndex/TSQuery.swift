@@ -64,6 +64,29 @@ enum TSQuery {
         return all.isEmpty ? nil : all.joined(separator: " | ")
     }
 
+    /// What a row's `rank_fts` holds when `ts_rank` scores it above nothing for `expression`
+    /// (its negated parts left out), as one tsquery the GIN index answers, and whether every
+    /// row holding it matches `expression` (every word of `rank_fts` is in `fts` too). For
+    /// any of some words, any of them. For words joined by AND, two of them: `calc_rank_and`
+    /// (PostgreSQL 15, tsrank.c) scores each pair of the query's distinct words found in the
+    /// vector and gives nothing to a vector holding fewer than two; with exactly two words,
+    /// the pair is the query itself. Otherwise any of the query's words (`anyWord`).
+    static func scored(_ expression: FTSExpression, words: TextWords) -> (query: String, impliesMatch: Bool)? {
+        if isAnyWord(expression, words: words) { return anyWord(expression, words: words).map { ($0, true) } }
+        let fallback = anyWord(expression, words: words).map { ($0, false) }
+        guard case .and(let parts) = expression,
+              parts.allSatisfy({ if case .or = $0 { false } else { isAnyWord($0, words: words) } }) else { return fallback }
+        // Each part one lexeme ('memori', 'licen':*); ts_rank tells its items apart by the
+        // lexeme alone, so a word asked for both whole and as a prefix takes the general path.
+        let items = Set(parts.compactMap { anyWord($0, words: words) })
+        let lexemes = Set(items.map { $0.hasSuffix(":*") ? String($0.dropLast(2)) : $0 })
+        guard lexemes.count == items.count, (1...6).contains(items.count) else { return fallback }
+        let sorted = items.sorted()
+        guard sorted.count > 1 else { return (sorted[0], true) }
+        let pairs = sorted.indices.flatMap { i in sorted[(i + 1)...].map { "(\(sorted[i]) & \($0))" } }
+        return (pairs.joined(separator: " | "), sorted.count == 2)
+    }
+
     /// Whether `expression` asks for any one of some words, each one token (a term, a prefix,
     /// their OR): then a text holding one of them matches it.
     static func isAnyWord(_ expression: FTSExpression, words: TextWords) -> Bool {

@@ -28,6 +28,26 @@ struct TSQueryTests {
         #expect(TSQuery.text(try #require(parsed.match), words: try TextWords()) == expected)
     }
 
+    @Test("What a row's ranking vector holds when it scores: any word of an OR, two of an AND's words, the query itself for two", arguments: [
+        ("migration", "'migrat'", true),
+        ("licen* OR tea", "'licen':* | 'tea'", true),
+        ("memory allocation", "('alloc' & 'memori')", true),
+        ("memory alloc*", "('alloc':* & 'memori')", true),
+        ("red green blue", "('blue' & 'green') | ('blue' & 'red') | ('green' & 'red')", false),
+        ("memory memory", "'memori'", true),
+        // A word asked for whole and as a prefix is one item to ts_rank: any word, tested.
+        ("memory memori*", "'memori' | 'memori':*", false),
+        ("\"free software\"", "'free' | 'softwar'", false),
+        ("(tea OR coffee) milk", "'coffe' | 'milk' | 'tea'", false),
+        ("title:plan budget", "'budget' | 'plan'", false),
+    ])
+    func scored(query: String, expected: String, impliesMatch: Bool) throws {
+        let match = try #require(try SearchQuery.parse(query).match)
+        let scored = try #require(TSQuery.scored(match, words: try TextWords()))
+        #expect(scored.query == expected)
+        #expect(scored.impliesMatch == impliesMatch)
+    }
+
     @Test("Globs become anchored regular expressions; array literals and addresses are escaped")
     func escaping() {
         #expect(TSQuery.regex(ofGlob: "readme*") == "^readme.*$")
@@ -218,7 +238,8 @@ struct PostgresStoreTests {
         try index.upsert(files)
         let words = try TextWords()
         for query in ["alpha", "gamma beta", "\"free software\"", "\"software foundation\" delta", "alp*", "alpha OR delta",
-                      "beta -gamma", "title:gamma alpha", "\"beta alpha\" -delta", "filler"] {
+                      "beta -gamma", "title:gamma alpha", "\"beta alpha\" -delta", "filler", "alpha beta gamma", "alp* gamma",
+                      "gamma alpha -beta", "alpha alpha", "alpha alpha*", "alpha alp*", "beta gamma delta free", "(alpha OR beta) gamma"] {
             let match = try #require(try SearchQuery.parse(query).match)
             for limit in [3, 20, 100] {
                 var request = SearchRequest(match: match, limit: limit)
