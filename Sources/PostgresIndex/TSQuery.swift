@@ -47,44 +47,59 @@ enum TSQuery {
     /// out), as one tsquery: what a row's `rank_fts` holds for `ts_rank` to score it above 0.
     /// Nil when there is no such word.
     static func anyWord(_ expression: FTSExpression, words: TextWords) -> String? {
-        func lexemes(_ expression: FTSExpression) -> [String] {
-            switch expression {
-            case .term(let word) where FTSExpression.isOneCJKCharacter(word): return lexemes(.prefix(word))
-            case .term(let word): return words.tokens(of: word).map(quote)
-            case .prefix(let word):
-                let tokens = words.tokens(of: word, prefix: true)
-                return tokens.indices.map { quote(tokens[$0]) + ($0 == tokens.count - 1 ? ":*" : "") }
-            case .phrase(let parts): return parts.flatMap { lexemes(.term($0)) }
-            case .and(let parts), .or(let parts): return parts.flatMap(lexemes)
-            case .not(let kept, _): return lexemes(kept)
-            case .columns(_, let inner): return lexemes(inner)
-            }
-        }
-        let all = Set(lexemes(expression)).sorted()
+        let all = Set(items(expression, words: words)).sorted()
         return all.isEmpty ? nil : all.joined(separator: " | ")
+    }
+
+    /// The lexemes of `expression`'s words as tsquery items, in order (a prefix's last with
+    /// `:*`; its negated parts left out): the items `ts_rank` looks up in a vector.
+    static func items(_ expression: FTSExpression, words: TextWords) -> [String] {
+        switch expression {
+        case .term(let word) where FTSExpression.isOneCJKCharacter(word): return items(.prefix(word), words: words)
+        case .term(let word): return words.tokens(of: word).map(quote)
+        case .prefix(let word):
+            let tokens = words.tokens(of: word, prefix: true)
+            return tokens.indices.map { quote(tokens[$0]) + ($0 == tokens.count - 1 ? ":*" : "") }
+        case .phrase(let parts): return parts.flatMap { items(.term($0), words: words) }
+        case .and(let parts), .or(let parts): return parts.flatMap { items($0, words: words) }
+        case .not(let kept, _): return items(kept, words: words)
+        case .columns(_, let inner): return items(inner, words: words)
+        }
     }
 
     /// What a row's `rank_fts` holds when `ts_rank` scores it above nothing for `expression`
     /// (its negated parts left out), as one tsquery the GIN index answers, and whether every
     /// row holding it matches `expression` (every word of `rank_fts` is in `fts` too). For
-    /// any of some words, any of them. For words joined by AND, two of them: `calc_rank_and`
-    /// (PostgreSQL 15, tsrank.c) scores each pair of the query's distinct words found in the
-    /// vector and gives nothing to a vector holding fewer than two; with exactly two words,
+    /// any of some words, any of them. For words and phrases joined by AND, and a phrase, two
+    /// of their words: `calc_rank_and` (PostgreSQL 15, tsrank.c, for a query whose top is AND
+    /// or a phrase) scores each pair of the query's distinct words found in the vector and
+    /// gives nothing to a vector holding fewer than two; for exactly two words joined by AND,
     /// the pair is the query itself. Otherwise any of the query's words (`anyWord`).
     static func scored(_ expression: FTSExpression, words: TextWords) -> (query: String, impliesMatch: Bool)? {
         if isAnyWord(expression, words: words) { return anyWord(expression, words: words).map { ($0, true) } }
         let fallback = anyWord(expression, words: words).map { ($0, false) }
-        guard case .and(let parts) = expression,
-              parts.allSatisfy({ if case .or = $0 { false } else { isAnyWord($0, words: words) } }) else { return fallback }
-        // Each part one lexeme ('memori', 'licen':*); ts_rank tells its items apart by the
-        // lexeme alone, so a word asked for both whole and as a prefix takes the general path.
-        let items = Set(parts.compactMap { anyWord($0, words: words) })
-        let lexemes = Set(items.map { $0.hasSuffix(":*") ? String($0.dropLast(2)) : $0 })
-        guard lexemes.count == items.count, (1...6).contains(items.count) else { return fallback }
-        let sorted = items.sorted()
-        guard sorted.count > 1 else { return (sorted[0], true) }
+        // Words and phrases joined by AND (no OR, negation or field within).
+        func conjunction(_ expression: FTSExpression) -> Bool {
+            switch expression {
+            case .term, .prefix, .phrase: true
+            case .and(let parts): parts.allSatisfy(conjunction)
+            case .or, .not, .columns: false
+            }
+        }
+        let list = items(expression, words: words)
+        guard conjunction(expression), list.count > 1 else { return fallback }
+        // ts_rank tells its items apart by the lexeme alone, so a word asked for both whole
+        // and as a prefix takes the general path.
+        let distinct = Set(list)
+        guard Set(distinct.map { $0.hasSuffix(":*") ? String($0.dropLast(2)) : $0 }).count == distinct.count,
+              distinct.count <= 6 else { return fallback }
+        let sorted = distinct.sorted()
+        // Two parts, each one word: the query is the pair (or the one word, repeated).
+        var plain = false
+        if case .and(let parts) = expression { plain = parts.allSatisfy { isAnyWord($0, words: words) } && distinct.count <= 2 }
+        guard sorted.count > 1 else { return plain ? (sorted[0], true) : fallback }
         let pairs = sorted.indices.flatMap { i in sorted[(i + 1)...].map { "(\(sorted[i]) & \($0))" } }
-        return (pairs.joined(separator: " | "), sorted.count == 2)
+        return (pairs.joined(separator: " | "), plain)
     }
 
     /// Whether `expression` asks for any one of some words, each one token (a term, a prefix,

@@ -37,7 +37,11 @@ struct TSQueryTests {
         ("memory memory", "'memori'", true),
         // A word asked for whole and as a prefix is one item to ts_rank: any word, tested.
         ("memory memori*", "'memori' | 'memori':*", false),
-        ("\"free software\"", "'free' | 'softwar'", false),
+        // A phrase ranks as AND does: two of its words, tested against the full vector.
+        ("\"free software\"", "('free' & 'softwar')", false),
+        ("\"free software foundation\"", "('foundat' & 'free') | ('foundat' & 'softwar') | ('free' & 'softwar')", false),
+        ("\"free software\" licen*", "('free' & 'licen':*) | ('free' & 'softwar') | ('licen':* & 'softwar')", false),
+        ("\"free free\"", "'free'", false),
         ("(tea OR coffee) milk", "'coffe' | 'milk' | 'tea'", false),
         ("title:plan budget", "'budget' | 'plan'", false),
     ])
@@ -239,7 +243,8 @@ struct PostgresStoreTests {
         let words = try TextWords()
         for query in ["alpha", "gamma beta", "\"free software\"", "\"software foundation\" delta", "alp*", "alpha OR delta",
                       "beta -gamma", "title:gamma alpha", "\"beta alpha\" -delta", "filler", "alpha beta gamma", "alp* gamma",
-                      "gamma alpha -beta", "alpha alpha", "alpha alpha*", "alpha alp*", "beta gamma delta free", "(alpha OR beta) gamma"] {
+                      "gamma alpha -beta", "alpha alpha", "alpha alpha*", "alpha alp*", "beta gamma delta free", "(alpha OR beta) gamma",
+                      "\"alpha beta gamma\"", "\"beta beta\"", "\"gamma delta\" free", "\"free software\" foundation -alpha"] {
             let match = try #require(try SearchQuery.parse(query).match)
             for limit in [3, 20, 100] {
                 var request = SearchRequest(match: match, limit: limit)
