@@ -145,7 +145,8 @@ extension PostgresIndex {
             } else {
                 matching = "f.fts @@ \(bind(.text(relaxed)))::tsquery"
                 exact = query
-                scored = TSQuery.anyWord(positive, words: words).map { ($0, false) }
+                // (The exact query still tested on the ranked rows: a phrase, a field's weight.)
+                scored = TSQuery.scored(positive, words: words).map { ($0.query, false) }
             }
         }
         if let types = request.contentTypes {
