@@ -5,6 +5,9 @@ extension PostgresIndex {
     /// The settings a searching store's connections start with (see `search`).
     static let searchSettings = ["enable_seqscan": "off"]
 
+    /// What a search's statement returns of each hit, in `found`'s order.
+    static let hitColumns = "c.id, c.host, c.path, c.content_type, c.title, c.modified, c.score"
+
     /// A score at or below this is no score: ts_rank gives words joined by AND 1e-20 when
     /// fewer than two of them are in the vector, divided by the logarithm of its length.
     static let unscored = 1e-10
@@ -139,14 +142,12 @@ extension PostgresIndex {
             query = bind(.text(full))
             if full == relaxed {
                 matching = "f.fts @@ \(query!)::tsquery"
-                // What a row's `rank_fts` holds when it scores (`TSQuery.scored`).
-                scored = TSQuery.scored(positive, words: words)
+                scored = TSQuery.scored(positive, words: words)  // what a scoring row holds
                 exactWords = TSQuery.isAnyExactWord(positive, words: words)
             } else {
                 matching = "f.fts @@ \(bind(.text(relaxed)))::tsquery"
                 exact = query
-                // (The exact query still tested on the ranked rows: a phrase, a field's weight.)
-                scored = TSQuery.scored(positive, words: words).map { ($0.query, false) }
+                scored = TSQuery.scored(positive, words: words).map { ($0.query, false) }  // `exact` tests the rest
             }
         }
         if let types = request.contentTypes {
@@ -214,10 +215,8 @@ extension PostgresIndex {
             let score = ranking ? "ts_rank('\(Self.rankWeights)', f.rank_fts, \(query!)::tsquery, 1)" : "0.0"
             let order = ranking || request.order == .relevance ? "ORDER BY \(ranking ? "score DESC, " : "")modified DESC"
                 : "ORDER BY " + request.order.sql(table: "f")
-            // The ranked tier needs no test of `fts` when what scores implies the match (any of
-            // some words, two words joined by AND: `TSQuery.scored`). The GIN scan of a prefix's
-            // many words was half of `licen*`'s time; `memory allocation` read every row with
-            // either word in its first kilobyte (17,590 at 275,000 rows) to rank the 186 with both.
+            // The ranked tier needs no test of `fts` when what scores implies the match
+            // (`TSQuery.scored`): its GIN scan of a prefix's words was half of `licen*`'s time.
             let conditions = conditions + (ranking && scoring != nil && scored?.impliesMatch == true ? [] : matching.map { [$0] } ?? []) + extra
             // Names alone: the rows kept are chosen first by their ids, which the index on
             // the folded name holds with the name and the date (migration v7), and only
@@ -239,8 +238,9 @@ extension PostgresIndex {
             // The exact test on the ordered rows, kept out of the subquery by OFFSET 0, runs on
             // the rows in their order and stops at the limit; without it, the limit is the
             // subquery's own, and PostgreSQL keeps only the best rows as it goes (a full sort
-            // of a common word's 10,756 ranked matches took 9 ms).
-            return exact.map { "SELECT * FROM (\(inner) OFFSET 0) c WHERE c.fts @@ \($0)::tsquery \(order) LIMIT \(limit)" }
+            // of a common word's 10,756 ranked matches took 9 ms); the vector it tests is not
+            // sent (50 rows' `fts` as text took 290 ms of a phrase's 470 at a million rows).
+            return exact.map { "SELECT \(Self.hitColumns) FROM (\(inner) OFFSET 0) c WHERE c.fts @@ \($0)::tsquery \(order) LIMIT \(limit)" }
                 ?? inner + " LIMIT \(limit)"
         }
         return try run { connection throws(IndexError) in
