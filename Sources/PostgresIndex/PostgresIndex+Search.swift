@@ -8,34 +8,6 @@ extension PostgresIndex {
     /// What a search's statement returns of each hit, in `found`'s order.
     static let hitColumns = "c.id, c.host, c.path, c.content_type, c.title, c.modified, c.score"
 
-    /// A score at or below this is no score: ts_rank gives words joined by AND 1e-20 when
-    /// fewer than two of them are in the vector, divided by the logarithm of its length.
-    static let unscored = 1e-10
-
-    /// Weights of the name (A), title (B), metadata (C) and text (D) for `ts_rank`, in
-    /// PostgreSQL's order D, C, B, A: as SQLite's BM25 weights 10, 5, 2, 1 (scaled).
-    static let rankWeights = "{0.1, 0.2, 0.5, 1.0}"
-
-    /// The rows whose `rank_fts` holds a query word in the name or title (weights A, B).
-    static func named(_ anyWord: String) -> String { "ts_filter(f.rank_fts, '{a,b}') @@ \(anyWord)::tsquery" }
-
-    /// For a query of any of some exact words (`TSQuery.isAnyExactWord`) whose best named rows
-    /// (`named`) fill the limit, the last of them scoring `score`: the number of words a
-    /// vector holding the query's words in neither name nor title must have fewer of to score
-    /// as high; nil when that leaves too many rows to be worth it. The bound, from ts_rank's
-    /// `calc_rank_or` (PostgreSQL 15, tsrank.c): a query word's term is its entry's greatest
-    /// weight plus the others' weights over the square of their place, over pi²/6 — at most
-    /// (1 + pi²/6) / (pi²/6) times the metadata's weight C (0.2) when neither A nor B is
-    /// among them; the terms are averaged over the query's words, and normalization 1 divides
-    /// by log2(1 + the vector's positions), at least log2(1 + `length(rank_fts)`, its entries).
-    static func namedFirstCut(below score: Double) -> Int? {
-        let most = 0.2 * (1 + 1.64493406685) / 1.64493406685 * 1.001  // a margin for float4's rounding
-        guard score > 0 else { return nil }
-        // The least length L with most / log2(L + 1) < score.
-        let cut = Int((pow(2, most / score) - 1).rounded(.down)) + 1
-        return cut <= 256 ? cut : nil
-    }
-
     /// The best `request.limit` hits of every host, by `ts_rank` over the name, title,
     /// metadata and first 1 KB of text (`rank_fts`; normalized by its length), then recency;
     /// snippets by Docent's own `docent_snippet` for the rows kept (TextWords).
@@ -261,18 +233,26 @@ extension PostgresIndex {
             }
             var hits: [SearchHit]
             if let scoring {
-                // A row scoring no more than `unscored` belongs to the second tier.
-                func rank(_ extra: [String]) throws(IndexError) -> [SearchHit] {
-                    found(try connection.execute(statement(ranking: true, extra: extra), parameters)).filter { $0.score > Self.unscored }
+                // A row scoring no more than `unscored` belongs to the second tier. More than one
+                // set of conditions: each ranked and limited alone, in one statement.
+                func rank(_ extras: [String]...) throws(IndexError) -> [SearchHit] {
+                    let sql = extras.map { "(" + statement(ranking: true, extra: $0) + ")" }.joined(separator: " UNION ALL ")
+                    return found(try connection.execute(sql, parameters)).filter { $0.score > Self.unscored }
                 }
                 // The rows with a query word in a name or title first: when they fill the limit,
-                // only the rows with too few words to score lower than the last of them could
-                // come between (`namedFirstCut`), and those are ranked with them.
+                // only rows with too few words to score lower than the last of them could come
+                // between (`namedFirstCut`): those holding the words in their text alone under
+                // one length, those with them in headings or metadata under a longer one (all
+                // of these when it is too long), and they are ranked with them.
                 var settled: [SearchHit]?
                 if exactWords {
                     let named = try rank([Self.named(scoring)])
-                    if named.count == request.limit, let cut = Self.namedFirstCut(below: named[named.count - 1].score) {
-                        let short = try rank(["f.rank_fts @@ \(scoring)::tsquery", "length(f.rank_fts) < \(cut)", "NOT (\(Self.named(scoring)))"])
+                    if named.count == request.limit, case let last = named[named.count - 1].score,
+                       let cut = Self.namedFirstCut(below: last, most: Self.textBound) {
+                        let others = "NOT (\(Self.named(scoring)))"
+                        let longer = Self.namedFirstCut(below: last, most: Self.describedBound).map { ["length(f.rank_fts) < \($0)"] } ?? []
+                        let short = try rank(["f.rank_fts @@ \(scoring)::tsquery", "length(f.rank_fts) < \(cut)", others],
+                                             [Self.described(scoring), "length(f.rank_fts) >= \(cut)"] + longer + [others])
                         settled = Array((named + short).sorted { ($0.score, $0.modified) > ($1.score, $1.modified) }.prefix(request.limit))
                     }
                 }

@@ -265,27 +265,39 @@ struct PostgresStoreTests {
         }
     }
 
-    @Test("Rows with the words in a name or title ranked first: a short vector that outscores them still comes between")
+    @Test("Rows with the words in a name or title ranked first: short vectors that outscore them still come between")
     func namedRowsFirst() throws {
         let index = try store()
-        // 24 files titled with the word, each with a kilobyte of other words (long ranking
-        // vectors: ts_rank divides by the log of their length), and rows holding it elsewhere:
-        // in a short file's metadata (C, few words: it outscores the titled ones), at the start
-        // of a short text (D), and in long texts (D).
-        let filler = (0..<170).map { "w\($0 % 97)" }.joined(separator: " ")
+        // 12 files titled with the word and 12 with it in their metadata, each with more than a
+        // kilobyte of other words (long ranking vectors: ts_rank divides by the log of their
+        // length), and rows holding it elsewhere: in a short file's metadata (C, few words: it
+        // outscores them all), in the metadata of a file of seven words (above the titled ones,
+        // and longer than the cut for texts), as the whole text of a file of two words (D: above
+        // the titled ones too) and of three (D), and in long texts (D).
+        let filler = (0..<400).map { "w\($0 % 97)" }.joined(separator: " ")
         var files = (0..<24).map { i in
-            var row = file("/n/t-\(i).txt", text: filler + " orchid", title: "orchid notes")
+            var row = file("/n/t-\(i).txt", text: filler + " orchid", title: i < 12 ? "orchid notes" : nil)
+            if i >= 12 { row.metadata = "orchid notes" }
             row.modified = Int64(100 + i)
             return row
         }
         var tagged = file("/n/m.txt", text: "")
         tagged.metadata = "orchid"
         tagged.modified = 1
+        var described = file("/n/d.txt", text: "wa wb wc")
+        described.metadata = "orchid"
+        described.modified = 4
+        var bare = file("/b", text: "orchid")  // two words: no folder's
+        bare.modified = 3
         var short = file("/n/s.txt", text: "orchid")
         short.modified = 2
-        files += [tagged, short] + (0..<10).map { i in file("/n/long-\(i).txt", text: "orchid " + filler) }
+        files += [tagged, described, bare, short] + (0..<10).map { i in file("/n/long-\(i).txt", text: "orchid " + filler) }
         try index.upsert(files)
-        #expect(try server.psql("SELECT count(*) FROM docent_files WHERE \(PostgresIndex.named("'orchid'"))".replacingOccurrences(of: "f.", with: "")) == "24")
+        func count(_ condition: String) throws -> String {
+            try server.psql("SELECT count(*) FROM docent_files WHERE \(condition)".replacingOccurrences(of: "f.", with: ""))
+        }
+        #expect(try count(PostgresIndex.named("'orchid'")) == "12")
+        #expect(try count(PostgresIndex.described("'orchid'")) == "14")
         for query in ["orchid", "orchid OR w3", "orchid -w5"] {
             let match = try #require(try SearchQuery.parse(query).match)
             var positive = match
@@ -302,17 +314,21 @@ struct PostgresStoreTests {
                     ORDER BY CASE WHEN \(score) > \(PostgresIndex.unscored) THEN \(score) ELSE 0 END DESC, modified DESC LIMIT \(limit)
                     """).split(separator: "\n").map(String.init)
                 #expect(found == expected, "\(query), limit \(limit)")
-                if query == "orchid" { #expect(found.first == "/n/m.txt", "the short row with the word in its metadata scores highest") }
+                // At 5, the named rows fill the limit, and these three are found only as short.
+                if query == "orchid" { #expect(found.prefix(3) == ["/n/m.txt", "/n/d.txt", "/b"], "the short rows outscore the titled ones") }
             }
         }
-        // The bound: a vector without the words in a name or title scores at most 0.2 × 1.608 over
-        // log2(1 + its length); past the cut it cannot reach the score it was cut for.
-        for score in [0.05, 0.1, 0.137, 0.3] {
-            let cut = try #require(PostgresIndex.namedFirstCut(below: score))
-            #expect(0.2 * 1.608 / log2(Double(cut) + 1) < score)
-            #expect(cut == 1 || 0.2 * 1.608 / log2(Double(cut - 1) + 1) >= score * 0.99)
+        // The bounds: a vector holding the words in its text alone scores under D's weight
+        // (0.1), one with them in headings or metadata under 1.608 × C's (0.2), over log2(1 +
+        // its length); past the cut it cannot reach the score it was cut for.
+        for (most, bound) in [(PostgresIndex.textBound, 0.1), (PostgresIndex.describedBound, 0.2 * 1.608)] {
+            for score in [0.05, 0.1, 0.137, 0.3] {
+                let cut = try #require(PostgresIndex.namedFirstCut(below: score, most: most))
+                #expect(bound / log2(Double(cut) + 1) < score)
+                #expect(cut == 1 || bound / log2(Double(cut - 1) + 1) >= score * 0.99)
+            }
         }
-        #expect(PostgresIndex.namedFirstCut(below: 0.01) == nil, "too many short rows to rank: all matches are")
+        #expect(PostgresIndex.namedFirstCut(below: 0.01, most: PostgresIndex.textBound) == nil, "too many short rows to rank: all matches are")
     }
 
     @Test("Did you mean: the same suggestions as the SQLite index for the same rows, misspellings held by few files included")

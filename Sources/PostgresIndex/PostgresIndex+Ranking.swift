@@ -1,0 +1,42 @@
+import Foundation
+
+/// What ts_rank's scores are made of, and the bounds a search for any of some words uses to
+/// rank only the rows that could reach its page (`search`).
+extension PostgresIndex {
+    /// A score at or below this is no score: ts_rank gives words joined by AND 1e-20 when
+    /// fewer than two of them are in the vector, divided by the logarithm of its length.
+    static let unscored = 1e-10
+
+    /// Weights of the name (A), title (B), metadata (C) and text (D) for `ts_rank`, in
+    /// PostgreSQL's order D, C, B, A: as SQLite's BM25 weights 10, 5, 2, 1 (scaled).
+    static let rankWeights = "{0.1, 0.2, 0.5, 1.0}"
+
+    /// The rows whose `rank_fts` holds a query word in the name or title (weights A, B).
+    static func named(_ anyWord: String) -> String { "ts_filter(f.rank_fts, '{a,b}') @@ \(anyWord)::tsquery" }
+
+    /// The rows whose `rank_fts` holds a query word in the headings or metadata (weight C).
+    static func described(_ anyWord: String) -> String { "ts_filter(f.rank_fts, '{c}') @@ \(anyWord)::tsquery" }
+
+    /// The most a query word's term in ts_rank's `calc_rank_or` (PostgreSQL 15, tsrank.c) can
+    /// be when it is in the text alone (`text`) or in the headings or metadata too
+    /// (`described`), with a margin for float4's rounding. The term is the entry's greatest
+    /// weight plus the sum of its places' weights over the square of their rank, less the
+    /// greatest over the square of its rank, all over pi²/6: when every place weighs D (0.1)
+    /// the first is the greatest, and the term is the sum over pi²/6, under 0.1; with C (0.2)
+    /// among them, under (1 + pi²/6) / (pi²/6) × 0.2.
+    static let textBound = 0.1 * 1.001
+    static let describedBound = 0.2 * (1 + 1.64493406685) / 1.64493406685 * 1.001
+
+    /// For a query of any of some exact words (`TSQuery.isAnyExactWord`) whose best named rows
+    /// (`named`) fill the limit, the last of them scoring `score`: the number of words a
+    /// vector whose query words' terms are at most `most` (`textBound`, `describedBound`)
+    /// must have fewer of to score as high; nil when that leaves too many rows to be worth
+    /// it. The terms are averaged over the query's words, and normalization 1 divides by
+    /// log2(1 + the vector's positions), at least log2(1 + `length(rank_fts)`, its entries).
+    static func namedFirstCut(below score: Double, most: Double) -> Int? {
+        guard score > 0 else { return nil }
+        // The least length L with most / log2(L + 1) < score.
+        let cut = Int((pow(2, most / score) - 1).rounded(.down)) + 1
+        return cut <= 256 ? cut : nil
+    }
+}
