@@ -112,14 +112,14 @@ extension PostgresIndex {
             }
             let (full, relaxed) = (TSQuery.text(positive, words: words), TSQuery.text(positive, words: words, relaxed: true))
             query = bind(.text(full))
+            scored = TSQuery.scored(positive, words: words)  // what a scoring row holds
             if full == relaxed {
                 matching = "f.fts @@ \(query!)::tsquery"
-                scored = TSQuery.scored(positive, words: words)  // what a scoring row holds
                 exactWords = TSQuery.isAnyExactWord(positive, words: words)
             } else {
                 matching = "f.fts @@ \(bind(.text(relaxed)))::tsquery"
                 exact = query
-                scored = TSQuery.scored(positive, words: words).map { ($0.query, false) }  // `exact` tests the rest
+                scored?.impliesMatch = false  // `exact` tests the rest
             }
         }
         if let types = request.contentTypes {
