@@ -18,14 +18,15 @@ extension PostgresIndex {
     static func described(_ anyWord: String) -> String { "ts_filter(f.rank_fts, '{c}') @@ \(anyWord)::tsquery" }
 
     /// The most a query word's term in ts_rank's `calc_rank_or` (PostgreSQL 15, tsrank.c) can
-    /// be when it is in the text alone (`text`) or in the headings or metadata too
-    /// (`described`), with a margin for float4's rounding. The term is the entry's greatest
-    /// weight plus the sum of its places' weights over the square of their rank, less the
-    /// greatest over the square of its rank, all over pi²/6: when every place weighs D (0.1)
-    /// the first is the greatest, and the term is the sum over pi²/6, under 0.1; with C (0.2)
-    /// among them, under (1 + pi²/6) / (pi²/6) × 0.2.
+    /// be when it is in the text alone (`textBound`) or in the headings or metadata too
+    /// (`describedBound`), with a margin for float4's rounding. The term is the greatest
+    /// weight among the word's places plus the sum of their weights over the square of their
+    /// rank, less the greatest over the square of its rank, all over pi²/6. A word's places
+    /// come in the order of the fields, which `vectors` puts in the order of their weights
+    /// (name A, title B, metadata and headings C, folders and text D), so its first place
+    /// weighs the most, and the term is the sum over pi²/6: under the first place's weight.
     static let textBound = 0.1 * 1.001
-    static let describedBound = 0.2 * (1 + 1.64493406685) / 1.64493406685 * 1.001
+    static let describedBound = 0.2 * 1.001
 
     /// For a query of any of some exact words (`TSQuery.isAnyExactWord`) whose best named rows
     /// (`named`) fill the limit, the last of them scoring `score`: the number of words a

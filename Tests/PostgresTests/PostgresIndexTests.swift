@@ -291,6 +291,8 @@ struct PostgresStoreTests {
         bare.modified = 3
         var short = file("/n/s.txt", text: "orchid")
         short.modified = 2
+        // A word both a folder's name and the title: the title's place comes first.
+        files.append(file("/notes/x.txt", text: "", title: "notes"))
         files += [tagged, described, bare, short] + (0..<10).map { i in file("/n/long-\(i).txt", text: "orchid " + filler) }
         try index.upsert(files)
         func count(_ condition: String) throws -> String {
@@ -298,6 +300,13 @@ struct PostgresStoreTests {
         }
         #expect(try count(PostgresIndex.named("'orchid'")) == "12")
         #expect(try count(PostgresIndex.described("'orchid'")) == "14")
+        // Each word's places weigh less and less (A, B, C, D: in letters, ascending), as the
+        // bounds need.
+        #expect(try server.psql("""
+            SELECT count(*) FROM docent_files f, unnest(f.rank_fts) u
+            WHERE u.weights::text[] <> (SELECT array_agg(w::text ORDER BY w::text) FROM unnest(u.weights) w)
+            """) == "0")
+        #expect(try server.psql("SELECT count(*) FROM docent_files f, unnest(f.rank_fts) u WHERE cardinality(u.weights) > 1") != "0")
         for query in ["orchid", "orchid OR w3", "orchid -w5"] {
             let match = try #require(try SearchQuery.parse(query).match)
             var positive = match
@@ -319,9 +328,9 @@ struct PostgresStoreTests {
             }
         }
         // The bounds: a vector holding the words in its text alone scores under D's weight
-        // (0.1), one with them in headings or metadata under 1.608 × C's (0.2), over log2(1 +
-        // its length); past the cut it cannot reach the score it was cut for.
-        for (most, bound) in [(PostgresIndex.textBound, 0.1), (PostgresIndex.describedBound, 0.2 * 1.608)] {
+        // (0.1), one with them in headings or metadata under C's (0.2), over log2(1 + its
+        // length); past the cut it cannot reach the score it was cut for.
+        for (most, bound) in [(PostgresIndex.textBound, 0.1), (PostgresIndex.describedBound, 0.2)] {
             for score in [0.05, 0.1, 0.137, 0.3] {
                 let cut = try #require(PostgresIndex.namedFirstCut(below: score, most: most))
                 #expect(bound / log2(Double(cut) + 1) < score)
