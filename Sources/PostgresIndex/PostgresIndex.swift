@@ -220,9 +220,8 @@ public final class PostgresIndex: IndexStore {
     /// A file's two vectors, in the binary form the server reads (TextWords.vector): `fts`,
     /// all its words — the name weighed A, the title B, the metadata and the headings C, the
     /// text, its identifier parts and its folders' names (`FolderWords`, of its parent) D —
-    /// and `rank_fts`, the same over the text's first 1,024 characters alone, what `ts_rank` reads.
-    /// The fields go in the order of their weights, which the search's bounds rely on
-    /// (`PostgresIndex.describedBound`).
+    /// and `rank_fts`, the same over the text's first 1,024 characters alone, what `ts_rank` reads;
+    /// the fields in the order of their weights, as the search's bounds need (`describedBound`).
     static func vectors(_ words: TextWords, name: String, title: String?, metadata: String?, body: String,
                         parts: String, parent: [UInt8], headings: String?) throws(IndexError) -> (fts: [UInt8], rank: [UInt8]) {
         let folders = FolderWords.words(ofParent: parent)
