@@ -7,9 +7,10 @@ extension PostgresIndex {
     /// fewer than two of them are in the vector, divided by the logarithm of its length.
     static let unscored = 1e-10
 
-    /// Weights of the name (A), title (B), metadata (C) and text (D) for `ts_rank`, in
-    /// PostgreSQL's order D, C, B, A: as SQLite's BM25 weights 10, 5, 2, 1 (scaled).
-    static let rankWeights = "{0.1, 0.2, 0.5, 1.0}"
+    /// Weights of the text (D), metadata (C), title (B) and name (A) for `ts_rank`, in
+    /// PostgreSQL's order: as SQLite's BM25 weights 1, 2, 5, 10 (scaled).
+    static let weights = (d: 0.1, c: 0.2, b: 0.5, a: 1.0)
+    static let rankWeights = "{\(weights.d), \(weights.c), \(weights.b), \(weights.a)}"
 
     /// The rows whose `rank_fts` holds a query word in the name or title (weights A, B).
     static func named(_ anyWord: String) -> String { "ts_filter(f.rank_fts, '{a,b}') @@ \(anyWord)::tsquery" }
@@ -25,8 +26,8 @@ extension PostgresIndex {
     /// come in the order of the fields, which `vectors` puts in the order of their weights
     /// (name A, title B, metadata and headings C, folders and text D), so its first place
     /// weighs the most, and the term is the sum over pi²/6: under the first place's weight.
-    static let textBound = 0.1 * 1.001
-    static let describedBound = 0.2 * 1.001
+    static let textBound = weights.d * 1.001
+    static let describedBound = weights.c * 1.001
 
     /// For a query of any of some exact words (`TSQuery.isAnyExactWord`) whose best named rows
     /// (`named`) fill the limit, the last of them scoring `score`: the number of words a
